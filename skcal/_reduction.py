@@ -1,0 +1,124 @@
+"""Binary views of a (possibly multiclass) calibration problem.
+
+"ECE" has several meanings for a multiclass model. skcal makes the choice an
+explicit ``reduction=`` parameter of every measure, and this module is the one
+place that turns validated data (:class:`skcal._validation.CalibrationData`)
+into the binary ``(y, p)`` pairs a measure's core works on:
+
+* ``"positive"`` (binary default): ``y = 1{y_true == pos_label}``,
+  ``p = P(pos_label)``. On a multiclass problem it needs ``pos_label`` and
+  gives the one-vs-rest view of that class.
+* ``"top_label"`` (multiclass default, *confidence calibration*):
+  ``p = max_k p_k`` and ``y = 1{argmax_k p_k == y_true}``; ties in the argmax
+  go to the first class in column order.
+* ``"classwise"``: the measure on every one-vs-rest column ``(1{y_true == k},
+  p_k)``, averaged over the classes with equal weight.
+
+A binary problem is always held as the positive-class probability ``p``; its
+two-column form is ``[1 - p, p]``, so a ``(n, 2)`` input and its 1-D
+positive column give identical results under every reduction.
+"""
+
+# SPDX-License-Identifier: BSD-3-Clause
+
+import numpy as np
+
+REDUCTIONS = ("auto", "positive", "top_label", "classwise")
+
+
+def resolve_reduction(data, reduction):
+    """Resolve ``"auto"`` and check that the reduction applies to ``data``."""
+    if reduction == "auto":
+        return "positive" if data.binary else "top_label"
+    if reduction == "positive" and not data.binary and data.pos_index is None:
+        raise ValueError(
+            f'reduction="positive" on a problem with {len(data.classes)} classes needs '
+            'pos_label=... to name the positive class; or use reduction="top_label" '
+            'or "classwise".'
+        )
+    return reduction
+
+
+def _as_float(y):
+    return np.asarray(y, dtype=np.float64)
+
+
+def binary_views(data, reduction):
+    """Yield the binary ``(y, p)`` pairs of a resolved reduction.
+
+    Parameters
+    ----------
+    data : CalibrationData
+        Validated inputs.
+    reduction : {"positive", "top_label", "classwise"}
+        A resolved reduction (see :func:`resolve_reduction`).
+
+    Yields
+    ------
+    y : ndarray of shape (n_samples,)
+        float64 indicators in {0, 1}.
+    p : ndarray of shape (n_samples,)
+        float64 probabilities of the event ``y == 1``.
+    """
+    p_all, y_all = data.y_prob, data.y_true
+    if reduction == "positive":
+        if data.binary:
+            yield _as_float(y_all), p_all
+        else:
+            k = data.pos_index
+            yield _as_float(y_all == k), np.ascontiguousarray(p_all[:, k])
+    elif reduction == "top_label":
+        if data.binary:
+            predicted_positive = p_all > 0.5  # ties go to the first column, 1 - p
+            yield (
+                _as_float(predicted_positive == y_all),
+                np.where(predicted_positive, p_all, 1.0 - p_all),
+            )
+        else:
+            predicted = np.argmax(p_all, axis=1)
+            confidence = np.take_along_axis(p_all, predicted[:, None], axis=1)[:, 0]
+            yield _as_float(predicted == y_all), confidence
+    elif reduction == "classwise":
+        if data.binary:
+            yield _as_float(~y_all), 1.0 - p_all
+            yield _as_float(y_all), p_all
+        else:
+            for k in range(p_all.shape[1]):
+                yield _as_float(y_all == k), np.ascontiguousarray(p_all[:, k])
+    else:
+        raise ValueError(f"Unknown reduction {reduction!r}.")
+
+
+def reduce_measure(data, reduction, measure, *, return_per_class=False):
+    """Apply a binary measure under a reduction.
+
+    Parameters
+    ----------
+    data : CalibrationData
+        Validated inputs.
+    reduction : {"auto", "positive", "top_label", "classwise"}
+        The reduction (see the module docstring).
+    measure : callable
+        ``measure(y, p, sample_weight) -> float`` on float64 arrays.
+    return_per_class : bool, default=False
+        With ``reduction="classwise"``, return the per-class values instead of
+        their mean.
+
+    Returns
+    -------
+    value : float or ndarray of shape (n_classes,)
+        The measure, or the per-class vector when ``return_per_class``.
+    """
+    reduction = resolve_reduction(data, reduction)
+    if return_per_class and reduction != "classwise":
+        raise ValueError(
+            f'return_per_class=True needs reduction="classwise", got reduction='
+            f"{reduction!r}."
+        )
+    values = np.array(
+        [measure(y, p, data.sample_weight) for y, p in binary_views(data, reduction)],
+        dtype=np.float64,
+    )
+    if return_per_class:
+        return values
+    return float(values.mean())

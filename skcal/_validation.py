@@ -1,0 +1,753 @@
+"""The input contract of skcal: parameter constraints and data checks.
+
+Every public entry point goes through this module, and nothing else validates
+raw input. It has two parts:
+
+* **Hyper-parameters** (``n_bins``, ``strategy``, ...) are checked against
+  declarative constraints, with the vocabulary and messages of scikit-learn's
+  parameter validation (``Interval``, ``StrOptions``, ``"array-like"``, ...),
+  written here on public APIs only so that skcal does not break when
+  scikit-learn reorganises its private modules.
+* **Data** (``y_true``, ``y_prob``, ``sample_weight``, ``labels``,
+  ``pos_label``) is checked by :func:`check_calibration_inputs`, which returns
+  read-only float64 views in a :class:`CalibrationData`. Rejections raise
+  ``ValueError`` (``TypeError`` for wrong types) with a message that names the
+  argument, the problem and the number of entries affected. Inputs are never
+  modified.
+"""
+
+# SPDX-License-Identifier: BSD-3-Clause
+
+import contextvars
+import functools
+import inspect
+import math
+from numbers import Integral, Real
+from typing import NamedTuple
+
+import numpy as np
+
+__all__ = [
+    "CalibrationData",
+    "HasMethods",
+    "Hidden",
+    "Interval",
+    "InvalidParameterError",
+    "Options",
+    "StrOptions",
+    "check_calibration_inputs",
+    "check_sample_weight",
+    "validate_parameter_constraints",
+    "validate_params",
+]
+
+
+# ---------------------------------------------------------------------------
+# Hyper-parameter constraints
+# ---------------------------------------------------------------------------
+
+
+class InvalidParameterError(ValueError, TypeError):
+    """Raised when a hyper-parameter does not satisfy its constraints.
+
+    It inherits from both ``ValueError`` and ``TypeError`` so that callers can
+    catch either, as with scikit-learn's error of the same name.
+    """
+
+
+class _Constraint:
+    """Base of all constraints: subclasses define ``is_satisfied_by`` and ``__str__``."""
+
+    hidden = False
+
+
+class _InstancesOf(_Constraint):
+    def __init__(self, kind):
+        self.kind = kind
+
+    def is_satisfied_by(self, value):
+        return isinstance(value, self.kind)
+
+    def __str__(self):
+        if self.kind is bool:
+            return "an instance of 'bool'"
+        return f"an instance of {self.kind.__qualname__!r}"
+
+
+class _NoneConstraint(_Constraint):
+    def is_satisfied_by(self, value):
+        return value is None
+
+    def __str__(self):
+        return "None"
+
+
+class _ArrayLike(_Constraint):
+    def is_satisfied_by(self, value):
+        return (
+            hasattr(value, "__len__")
+            or hasattr(value, "shape")
+            or hasattr(value, "__array__")
+        ) and not isinstance(value, (str, bytes))
+
+    def __str__(self):
+        return "an array-like"
+
+
+class _Boolean(_Constraint):
+    def is_satisfied_by(self, value):
+        return isinstance(value, (bool, np.bool_))
+
+    def __str__(self):
+        return "an instance of 'bool'"
+
+
+class _RandomState(_Constraint):
+    def is_satisfied_by(self, value):
+        return (
+            value is None
+            or (isinstance(value, Integral) and not isinstance(value, bool))
+            or isinstance(value, (np.random.RandomState, np.random.Generator))
+        )
+
+    def __str__(self):
+        return "an int, a numpy RandomState or Generator, or None"
+
+
+class _Callable(_Constraint):
+    def is_satisfied_by(self, value):
+        return callable(value)
+
+    def __str__(self):
+        return "a callable"
+
+
+class _AnyHashable(_Constraint):
+    def is_satisfied_by(self, value):
+        try:
+            hash(value)
+        except TypeError:
+            return False
+        return True
+
+    def __str__(self):
+        return "a hashable label"
+
+
+class Interval(_Constraint):
+    """A numeric interval constraint.
+
+    Parameters
+    ----------
+    type : {numbers.Integral, numbers.Real}
+        The numeric type; booleans never satisfy it.
+    left, right : float or None
+        The bounds; ``None`` means unbounded.
+    closed : {"left", "right", "both", "neither"}
+        Which bounds belong to the interval.
+    """
+
+    def __init__(self, type, left, right, *, closed):
+        if closed not in ("left", "right", "both", "neither"):
+            raise ValueError(
+                f"closed must be left, right, both or neither, got {closed}"
+            )
+        self.type = type
+        self.left = left
+        self.right = right
+        self.closed = closed
+
+    def is_satisfied_by(self, value):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, self.type):
+            return False
+        if isinstance(value, Real) and math.isnan(value):
+            return False
+        if self.left is not None:
+            lo_ok = (
+                value >= self.left
+                if self.closed in ("left", "both")
+                else value > self.left
+            )
+            if not lo_ok:
+                return False
+        if self.right is not None:
+            hi_ok = (
+                value <= self.right
+                if self.closed in ("right", "both")
+                else value < self.right
+            )
+            if not hi_ok:
+                return False
+        return True
+
+    def __str__(self):
+        kind = "an int" if self.type is Integral else "a float"
+        lb = "[" if self.closed in ("left", "both") else "("
+        rb = "]" if self.closed in ("right", "both") else ")"
+        left = "-inf" if self.left is None else self.left
+        right = "inf" if self.right is None else self.right
+        return f"{kind} in the range {lb}{left}, {right}{rb}"
+
+
+class Options(_Constraint):
+    """A finite set of allowed values of a given type."""
+
+    def __init__(self, type, options):
+        self.type = type
+        self.options = frozenset(options)
+
+    def is_satisfied_by(self, value):
+        return isinstance(value, self.type) and value in self.options
+
+    def __str__(self):
+        shown = ", ".join(repr(o) for o in sorted(self.options, key=repr))
+        return f"a {self.type.__name__} among {{{shown}}}"
+
+
+class StrOptions(Options):
+    """A finite set of allowed strings."""
+
+    def __init__(self, options):
+        super().__init__(str, options)
+
+    def __str__(self):
+        shown = ", ".join(repr(o) for o in sorted(self.options))
+        return f"a str among {{{shown}}}"
+
+
+class HasMethods(_Constraint):
+    """Objects that expose all the given methods."""
+
+    def __init__(self, methods):
+        self.methods = [methods] if isinstance(methods, str) else list(methods)
+
+    def is_satisfied_by(self, value):
+        return all(callable(getattr(value, m, None)) for m in self.methods)
+
+    def __str__(self):
+        names = ", ".join(repr(m) for m in self.methods)
+        return f"an object implementing {names}"
+
+
+class Hidden(_Constraint):
+    """A constraint that is accepted but not advertised in error messages."""
+
+    hidden = True
+
+    def __init__(self, constraint):
+        self.constraint = _make_constraint(constraint)
+
+    def is_satisfied_by(self, value):
+        return self.constraint.is_satisfied_by(value)
+
+    def __str__(self):
+        return str(self.constraint)
+
+
+def _make_constraint(constraint):
+    if isinstance(constraint, _Constraint):
+        return constraint
+    if constraint is None:
+        return _NoneConstraint()
+    if isinstance(constraint, str):
+        named = {
+            "array-like": _ArrayLike,
+            "boolean": _Boolean,
+            "random_state": _RandomState,
+            "hashable": _AnyHashable,
+        }
+        if constraint not in named:
+            raise ValueError(f"Unknown constraint {constraint!r}")
+        return named[constraint]()
+    if constraint is callable:
+        return _Callable()
+    if isinstance(constraint, type):
+        return _InstancesOf(constraint)
+    raise ValueError(f"Unknown constraint {constraint!r}")
+
+
+def validate_parameter_constraints(constraints, params, caller_name):
+    """Check ``params`` against ``constraints`` and raise a readable error.
+
+    Parameters
+    ----------
+    constraints : dict
+        Maps a parameter name to a list of constraints, any of which may be
+        satisfied. Names missing from ``constraints`` are not checked.
+    params : dict
+        The parameter values.
+    caller_name : str
+        The function or class named in the error message.
+
+    Raises
+    ------
+    InvalidParameterError
+        When a value satisfies none of its constraints.
+    """
+    for name, value in params.items():
+        if name not in constraints:
+            continue
+        options = [_make_constraint(c) for c in constraints[name]]
+        if any(c.is_satisfied_by(value) for c in options):
+            continue
+        shown = [str(c) for c in options if not c.hidden]
+        if len(shown) == 1:
+            text = shown[0]
+        else:
+            text = f"{', '.join(shown[:-1])} or {shown[-1]}"
+        raise InvalidParameterError(
+            f"The {name!r} parameter of {caller_name} must be {text}. "
+            f"Got {value!r} instead."
+        )
+
+
+_SKIP_VALIDATION = contextvars.ContextVar("skcal_skip_validation", default=False)
+
+
+def validate_params(parameter_constraints, *, prefer_skip_nested_validation):
+    """Decorate a public function so that its parameters are validated.
+
+    Parameters
+    ----------
+    parameter_constraints : dict
+        One entry per parameter of the decorated function.
+    prefer_skip_nested_validation : bool
+        If True, public functions called by the decorated one skip their own
+        parameter validation (the outer call already checked everything).
+    """
+
+    def decorator(func):
+        signature = inspect.signature(func)
+        missing = set(signature.parameters) ^ set(parameter_constraints)
+        if missing:
+            raise ValueError(
+                f"Constraints of {func.__qualname__} do not match its signature: "
+                f"{sorted(missing)}"
+            )
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            if _SKIP_VALIDATION.get():
+                return func(*args, **kwargs)
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            validate_parameter_constraints(
+                parameter_constraints, bound.arguments, caller_name=func.__qualname__
+            )
+            token = _SKIP_VALIDATION.set(prefer_skip_nested_validation)
+            try:
+                return func(*args, **kwargs)
+            finally:
+                _SKIP_VALIDATION.reset(token)
+
+        wrapper._skcal_parameter_constraints = parameter_constraints
+        return wrapper
+
+    return decorator
+
+
+# ---------------------------------------------------------------------------
+# Data contract
+# ---------------------------------------------------------------------------
+
+
+class CalibrationData(NamedTuple):
+    """Validated ``(y_true, y_prob, sample_weight)`` in a canonical form.
+
+    Attributes
+    ----------
+    y_true : ndarray of shape (n_samples,)
+        Class indices into ``classes``: a boolean array (True = positive class)
+        when ``binary``, else integers in ``[0, n_classes)``.
+    y_prob : ndarray of shape (n_samples,) or (n_samples, n_classes)
+        float64; the probability of ``classes[1]`` when ``binary``, else the
+        matrix whose columns follow ``classes``.
+    sample_weight : ndarray of shape (n_samples,) or None
+        float64 non-negative weights with a positive sum, or None.
+    classes : ndarray
+        The labels: ``[negative, positive]`` when ``binary``, else the labels
+        in column order.
+    binary : bool
+        Whether the problem has two classes.
+    pos_index : int or None
+        The column of ``pos_label`` in a multiclass problem (None when it was
+        not given); always 1 for a binary problem.
+    """
+
+    y_true: np.ndarray
+    y_prob: np.ndarray
+    sample_weight: np.ndarray | None
+    classes: np.ndarray
+    binary: bool
+    pos_index: int | None
+
+
+def _as_array(x, name):
+    """Convert an array-like to a numpy array without copying when possible."""
+    if hasattr(x, "to_numpy") and not isinstance(x, np.ndarray):
+        x = x.to_numpy()
+    try:
+        return np.asarray(x)
+    except ValueError as exc:  # ragged nested sequences
+        raise ValueError(f"{name} could not be converted to an array: {exc}") from exc
+
+
+def _as_float_array(x, name):
+    arr = _as_array(x, name)
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(
+            f"{name} must hold real numbers, got an array of dtype {arr.dtype}."
+        )
+    return arr
+
+
+def _check_finite(arr, name):
+    if arr.dtype.kind == "f":
+        # min/max propagate NaN, so one cheap pass decides the common case.
+        lo, hi = arr.min(), arr.max()
+        if not (np.isfinite(lo) and np.isfinite(hi)):
+            n_bad = int(np.count_nonzero(~np.isfinite(arr)))
+            raise ValueError(f"{name} contains {n_bad} NaN or infinite value(s).")
+
+
+def check_sample_weight(sample_weight, n_samples):
+    """Validate sample weights; return float64 weights or None.
+
+    Parameters
+    ----------
+    sample_weight : array-like of shape (n_samples,) or None
+        Non-negative weights, not all zero.
+    n_samples : int
+        The expected length.
+
+    Returns
+    -------
+    sample_weight : ndarray of shape (n_samples,) or None
+        A float64 array (a view of the input when it already is one).
+    """
+    if sample_weight is None:
+        return None
+    w = _as_float_array(sample_weight, "sample_weight")
+    if w.ndim != 1:
+        raise ValueError(f"sample_weight must be 1-D, got an array of shape {w.shape}.")
+    if w.shape[0] != n_samples:
+        raise ValueError(
+            f"sample_weight has {w.shape[0]} entries but there are {n_samples} samples."
+        )
+    w = w.astype(np.float64, copy=False)
+    _check_finite(w, "sample_weight")
+    n_negative = int(np.count_nonzero(w < 0))
+    if n_negative:
+        raise ValueError(f"sample_weight contains {n_negative} negative value(s).")
+    if not w.sum() > 0:
+        raise ValueError(
+            f"sample_weight: all {n_samples} weights are zero; at least one must be "
+            "positive."
+        )
+    return w
+
+
+def _unique_labels(y):
+    """Sorted distinct values of a 1-D label array, O(n) for numeric binary labels."""
+    if y.dtype.kind == "b":
+        has_true = bool(y.any())
+        has_false = not bool(y.all())
+        return np.array(
+            [v for v, present in ((False, has_false), (True, has_true)) if present]
+        )
+    if y.dtype.kind in "iuf":
+        lo, hi = y.min(), y.max()
+        if lo == hi:
+            return y[:1].copy()
+        if (y.dtype.kind in "iu" and int(hi) - int(lo) == 1) or (
+            np.count_nonzero(y == lo) + np.count_nonzero(y == hi) == y.shape[0]
+        ):
+            return np.array([lo, hi], dtype=y.dtype)
+    try:
+        return np.unique(y)
+    except TypeError as exc:
+        raise TypeError(
+            f"y_true mixes labels of types that cannot be compared: {exc}"
+        ) from exc
+
+
+def _check_y_true(y_true, n_samples):
+    y = _as_array(y_true, "y_true")
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y[:, 0]
+    if y.ndim != 1:
+        raise ValueError(
+            f"y_true must be 1-D (one label per sample), got an array of shape "
+            f"{y.shape}."
+        )
+    if y.shape[0] != n_samples:
+        raise ValueError(
+            f"y_true and y_prob have inconsistent numbers of samples: "
+            f"{y.shape[0]} and {n_samples}."
+        )
+    if y.dtype.kind == "c" or y.dtype.kind == "V":
+        raise TypeError(f"y_true must hold class labels, got dtype {y.dtype}.")
+    if y.dtype.kind == "f":
+        n_nan = int(np.count_nonzero(~np.isfinite(y)))
+        if n_nan:
+            raise ValueError(f"y_true contains {n_nan} NaN or infinite value(s).")
+    elif y.dtype.kind == "O":
+        n_none = sum(1 for v in y if v is None or (isinstance(v, float) and v != v))
+        if n_none:
+            raise ValueError(
+                f"y_true contains {n_none} missing value(s) (None or NaN)."
+            )
+    return y
+
+
+def _check_y_prob(y_prob):
+    p = _as_float_array(y_prob, "y_prob")
+    if p.ndim == 0:
+        raise ValueError("y_prob must be 1-D or 2-D, got a scalar.")
+    if p.ndim > 2:
+        raise ValueError(f"y_prob must be 1-D or 2-D, got {p.ndim} dimensions.")
+    if p.shape[0] == 0:
+        raise ValueError("y_prob is empty (0 samples): at least one sample is needed.")
+    if p.ndim == 2 and p.shape[1] == 0:
+        raise ValueError("y_prob has 0 columns: it needs one column per class.")
+    if p.ndim == 2 and p.shape[1] == 1:
+        p = p[:, 0]
+    in_dtype = p.dtype
+    p = p.astype(np.float64, copy=False)
+    _check_finite(p, "y_prob")
+    lo, hi = p.min(), p.max()
+    if lo < 0 or hi > 1:
+        n_bad = int(np.count_nonzero((p < 0) | (p > 1)))
+        raise ValueError(
+            f"y_prob contains {n_bad} value(s) outside [0, 1] (min {lo:.6g}, max "
+            f"{hi:.6g}); pass probabilities, not scores or logits."
+        )
+    if p.ndim == 2:
+        eps = np.finfo(in_dtype).eps if in_dtype.kind == "f" else 0.0
+        tol = max(1e-6, p.shape[1] * eps)
+        dev = np.abs(p.sum(axis=1) - 1.0)
+        n_bad = int(np.count_nonzero(dev > tol))
+        if n_bad:
+            raise ValueError(
+                f"y_prob has {n_bad} row(s) that do not sum to 1 (largest deviation "
+                f"{dev.max():.3g}, tolerance {tol:.3g}); each row must be a "
+                "probability distribution over the classes."
+            )
+    return p
+
+
+_BINARY_LABEL_SETS = ({0, 1}, {-1, 1})
+
+
+def _default_pos_label(classes, arg_name):
+    """scikit-learn's rule: labels in {0, 1} or {-1, 1} make 1 the positive class."""
+    try:
+        values = set(classes.tolist())
+        numeric = classes.dtype.kind in "biuf"
+    except TypeError:
+        values, numeric = set(), False
+    if numeric and any(values <= s for s in _BINARY_LABEL_SETS):
+        return 1
+    shown = ", ".join(repr(c) for c in classes.tolist())
+    raise ValueError(
+        f"{arg_name} takes values in {{{shown}}} and pos_label is not specified: "
+        "pass pos_label (or labels in {0, 1} or {-1, 1})."
+    )
+
+
+def _check_labels(labels):
+    lab = _as_array(labels, "labels")
+    if lab.ndim != 1 or lab.shape[0] == 0:
+        raise ValueError(f"labels must be a non-empty 1-D list, got shape {lab.shape}.")
+    try:
+        n_unique = np.unique(lab).shape[0]
+    except TypeError as exc:
+        raise TypeError(f"labels mixes types that cannot be compared: {exc}") from exc
+    if n_unique != lab.shape[0]:
+        raise ValueError(
+            f"labels contains {lab.shape[0] - n_unique} duplicated value(s); each "
+            "class must appear once."
+        )
+    return lab
+
+
+def _encode(y, classes, arg_name="y_true"):
+    """Map labels to their index in ``classes`` (any order); reject unknown labels."""
+    order = np.argsort(classes, kind="stable")
+    sorted_classes = classes[order]
+    try:
+        pos = np.searchsorted(sorted_classes, y)
+    except TypeError as exc:
+        raise TypeError(
+            f"{arg_name} labels cannot be compared with the classes {classes.tolist()}: "
+            f"{exc}"
+        ) from exc
+    pos_clipped = np.minimum(pos, sorted_classes.shape[0] - 1)
+    unknown = sorted_classes[pos_clipped] != y
+    n_unknown = int(np.count_nonzero(unknown))
+    if n_unknown:
+        examples = np.unique(y[unknown])[:5].tolist()
+        raise ValueError(
+            f"{arg_name} contains {n_unknown} label(s) not among the classes "
+            f"{classes.tolist()}, e.g. {examples}."
+        )
+    return order[pos_clipped]
+
+
+def _same_label(a, b):
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):
+        return False
+
+
+def check_calibration_inputs(
+    y_true, y_prob, sample_weight=None, pos_label=None, labels=None
+):
+    """Validate the inputs of a calibration measure.
+
+    This is the single implementation of skcal's input contract (see the
+    design document): every public measure calls it once and passes its
+    result on to a reduction.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        True labels, of any hashable, mutually comparable type.
+    y_prob : array-like of shape (n_samples,) or (n_samples, n_classes)
+        Probabilities: a 1-D array of positive-class probabilities (binary
+        problem), or a matrix whose rows sum to 1 and whose columns follow
+        ``labels`` (or the sorted labels of ``y_true``). Two columns make a
+        binary problem.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Non-negative weights, not all zero.
+    pos_label : int, float, bool or str, default=None
+        The positive class of a binary problem. When None, labels in
+        ``{0, 1}`` or ``{-1, 1}`` make ``1`` positive; for a two-column
+        ``y_prob`` the second column's class is positive.
+    labels : array-like of shape (n_classes,), default=None
+        The classes in the order of the columns of ``y_prob``.
+
+    Returns
+    -------
+    data : CalibrationData
+        The canonical, read-only view of the inputs.
+    """
+    p = _check_y_prob(y_prob)
+    n = p.shape[0]
+    y = _check_y_true(y_true, n)
+    w = check_sample_weight(sample_weight, n)
+    lab = None if labels is None else _check_labels(labels)
+    seen = _unique_labels(y)
+
+    n_cols = 1 if p.ndim == 1 else p.shape[1]
+    if n_cols == 1:
+        # 1-D positive-class probabilities.
+        if lab is not None:
+            if lab.shape[0] != 2:
+                raise ValueError(
+                    f"labels has {lab.shape[0]} classes but a 1-D y_prob describes a "
+                    "binary problem: pass exactly 2 labels, or one column per class."
+                )
+            universe = lab
+        else:
+            if seen.shape[0] > 2:
+                raise ValueError(
+                    f"y_true has {seen.shape[0]} classes but y_prob is 1-D, which "
+                    "describes a binary problem: pass one column per class."
+                )
+            universe = seen
+        if pos_label is None:
+            pos_label = _default_pos_label(
+                universe, "y_true" if lab is None else "labels"
+            )
+        pos_in = [c for c in universe.tolist() if _same_label(c, pos_label)]
+        if lab is not None and not pos_in:
+            raise ValueError(
+                f"pos_label={pos_label!r} is not among labels {lab.tolist()}."
+            )
+        if lab is None and not pos_in and seen.shape[0] == 2:
+            raise ValueError(
+                f"pos_label={pos_label!r} is not among the labels of y_true "
+                f"{seen.tolist()}."
+            )
+        negatives = [c for c in universe.tolist() if not _same_label(c, pos_label)]
+        if lab is not None:
+            _encode(y, lab)  # rejects labels outside `labels`
+        neg = negatives[0] if negatives else (0 if pos_label == 1 else None)
+        classes = np.array([neg, pos_label], dtype=object if neg is None else None)
+        y_index = y == pos_label
+        if not isinstance(y_index, np.ndarray):
+            # Comparison of incompatible types (e.g. str labels, int pos_label).
+            y_index = np.zeros(n, dtype=bool)
+        return CalibrationData(
+            _readonly(y_index), _readonly(p), _readonly(w), classes, True, 1
+        )
+
+    # (n, K) probability matrix.
+    if lab is not None:
+        if lab.shape[0] != n_cols:
+            raise ValueError(
+                f"labels has {lab.shape[0]} classes but y_prob has {n_cols} columns."
+            )
+        classes = lab
+    elif seen.shape[0] == n_cols:
+        classes = seen
+    elif (
+        n_cols == 2
+        and seen.shape[0] == 1
+        and seen.dtype.kind in "biuf"
+        and any(set(seen.tolist()) <= s for s in _BINARY_LABEL_SETS)
+    ):
+        classes = np.array([-1 if seen[0] == -1 else 0, 1], dtype=seen.dtype)
+    else:
+        raise ValueError(
+            f"y_prob has {n_cols} columns but y_true has {seen.shape[0]} distinct "
+            f"labels {seen.tolist()[:10]}: pass labels=... to name the class of each "
+            "column."
+        )
+    y_index = _encode(y, classes)
+    if n_cols == 2:
+        if pos_label is None:
+            pos_col = 1
+        else:
+            matches = [
+                i for i, c in enumerate(classes.tolist()) if _same_label(c, pos_label)
+            ]
+            if not matches:
+                raise ValueError(
+                    f"pos_label={pos_label!r} is not among the classes "
+                    f"{classes.tolist()}."
+                )
+            pos_col = matches[0]
+        binary_classes = classes[[1 - pos_col, pos_col]]
+        return CalibrationData(
+            _readonly(y_index == pos_col),
+            _readonly(p[:, pos_col]),
+            _readonly(w),
+            binary_classes,
+            True,
+            1,
+        )
+    pos_index = None
+    if pos_label is not None:
+        matches = [
+            i for i, c in enumerate(classes.tolist()) if _same_label(c, pos_label)
+        ]
+        if not matches:
+            raise ValueError(
+                f"pos_label={pos_label!r} is not among the classes {classes.tolist()}."
+            )
+        pos_index = matches[0]
+    return CalibrationData(
+        _readonly(y_index), _readonly(p), _readonly(w), classes, False, pos_index
+    )
+
+
+def _readonly(a):
+    """A read-only view, so that no downstream code can modify user input."""
+    if a is None:
+        return None
+    view = a.view()
+    view.flags.writeable = False
+    return view

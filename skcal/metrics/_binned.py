@@ -1,0 +1,442 @@
+"""Binned calibration errors (ECE, L2 and maximum calibration error) and the
+reliability table they are computed from."""
+
+# SPDX-License-Identifier: BSD-3-Clause
+
+from numbers import Integral
+
+import numpy as np
+from sklearn.utils import Bunch
+
+from skcal._reduction import REDUCTIONS, binary_views, reduce_measure, resolve_reduction
+from skcal._validation import (
+    Interval,
+    StrOptions,
+    check_calibration_inputs,
+    validate_params,
+)
+from skcal.metrics._binning import STRATEGIES, bin_sums, make_binning
+
+_COMMON_CONSTRAINTS = {
+    "y_true": ["array-like"],
+    "y_prob": ["array-like"],
+    "sample_weight": ["array-like", None],
+    "pos_label": ["hashable", None],
+    "labels": ["array-like", None],
+    "n_bins": [Interval(Integral, 1, None, closed="left"), StrOptions({"cube_root"})],
+    "strategy": [StrOptions(set(STRATEGIES))],
+}
+
+
+def _bin_gaps(y, p, sample_weight, n_bins, strategy, moments=False):
+    """Per-bin weights, mean predictions and event rates (NaN where empty)."""
+    binning = make_binning(p, sample_weight, n_bins, strategy)
+    sums = bin_sums(binning, y, p, sample_weight, moments=moments)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_p = sums.sum_p / sums.weight
+        mean_y = sums.sum_y / sums.weight
+    empty = sums.weight <= 0
+    mean_p[empty] = np.nan
+    mean_y[empty] = np.nan
+    return binning, sums, mean_p, mean_y
+
+
+def _binned_error_core(y, p, sample_weight, *, n_bins, strategy, norm, debias):
+    """The binned calibration error of one binary view (float64 inputs)."""
+    _, sums, mean_p, mean_y = _bin_gaps(
+        y, p, sample_weight, n_bins, strategy, moments=debias
+    )
+    nonempty = sums.weight > 0
+    fraction = sums.weight[nonempty] / sums.weight.sum()
+    gap = mean_p[nonempty] - mean_y[nonempty]
+    if norm == "l1":
+        return float(np.dot(fraction, np.abs(gap)))
+    if norm == "max":
+        return float(np.max(np.abs(gap)))
+    squared = gap**2
+    if debias:
+        # Kumar et al. (2019): subtract the variance of the bin's event rate,
+        # ybar (1 - ybar) / (n_eff - 1); bins with fewer than two rows give 0.
+        count = sums.count[nonempty]
+        n_eff = sums.weight[nonempty] ** 2 / sums.sum_w2[nonempty]
+        rate = mean_y[nonempty]
+        enough = count >= 2
+        correction = np.zeros_like(squared)
+        correction[enough] = rate[enough] * (1.0 - rate[enough]) / (n_eff[enough] - 1.0)
+        squared = np.where(enough, squared - correction, 0.0)
+        return float(np.sqrt(max(np.dot(fraction, squared), 0.0)))
+    return float(np.sqrt(np.dot(fraction, squared)))
+
+
+@validate_params(
+    {
+        **_COMMON_CONSTRAINTS,
+        "norm": [StrOptions({"l1", "l2", "max"})],
+        "debias": ["boolean"],
+        "reduction": [StrOptions(set(REDUCTIONS))],
+        "return_per_class": ["boolean"],
+    },
+    prefer_skip_nested_validation=True,
+)
+def binned_calibration_error(
+    y_true,
+    y_prob,
+    *,
+    sample_weight=None,
+    pos_label=None,
+    labels=None,
+    n_bins=15,
+    strategy="uniform",
+    norm="l1",
+    debias=False,
+    reduction="auto",
+    return_per_class=False,
+):
+    r"""Binned calibration error: ECE (L1), L2 calibration error or MCE (max).
+
+    The predictions are grouped into bins and, in each bin, the mean
+    prediction is compared with the observed event rate. The gaps are then
+    averaged (``"l1"``, the usual *expected calibration error*), root-mean-
+    squared (``"l2"``) or maximised (``"max"``, the *maximum calibration
+    error*). The value depends on the bins, and the plug-in estimate is biased
+    upwards on small samples; ``debias=True`` corrects the L2 error.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        True labels.
+    y_prob : array-like of shape (n_samples,) or (n_samples, n_classes)
+        Predicted probabilities: of the positive class (1-D, binary), or one
+        column per class in the order of ``labels`` (or of the sorted labels
+        of ``y_true``), rows summing to 1.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Non-negative sample weights; None gives every sample weight 1.
+    pos_label : int, float, bool or str, default=None
+        The positive class. When None, labels in ``{0, 1}`` or ``{-1, 1}``
+        make 1 positive, and a two-column ``y_prob`` has its positive class
+        in the second column.
+    labels : array-like of shape (n_classes,), default=None
+        The class of each column of ``y_prob``.
+    n_bins : int or "cube_root", default=15
+        Number of bins; ``"cube_root"`` is ``ceil(n ** (1/3))`` for ``n``
+        samples of positive weight.
+    strategy : {"uniform", "quantile"}, default="uniform"
+        ``"uniform"``: bins of equal width on [0, 1]. ``"quantile"``: bins of
+        equal weight, from weighted quantiles of the predictions; identical
+        predictions share a bin, so there may be fewer bins than ``n_bins``.
+        Bins are right-closed, with 0 in the first bin and 1 in the last.
+    norm : {"l1", "l2", "max"}, default="l1"
+        How the per-bin gaps are combined (see Notes).
+    debias : bool, default=False
+        Subtract the estimated sampling variance of each bin's event rate
+        (Kumar et al., 2019). Only defined for ``norm="l2"``.
+    reduction : {"auto", "positive", "top_label", "classwise"}, default="auto"
+        How a multiclass problem is reduced to binary ones. ``"positive"``:
+        the probability of ``pos_label`` against its indicator.
+        ``"top_label"``: the largest probability (confidence) against the
+        correctness of the argmax. ``"classwise"``: every one-vs-rest column,
+        averaged over classes. ``"auto"`` is ``"positive"`` for binary
+        problems and ``"top_label"`` otherwise.
+    return_per_class : bool, default=False
+        With ``reduction="classwise"``, return the value of every class
+        instead of their mean.
+
+    Returns
+    -------
+    error : float or ndarray of shape (n_classes,)
+        The calibration error, in [0, 1]; the per-class values when
+        ``return_per_class=True``.
+
+    See Also
+    --------
+    expected_calibration_error : The same with ``norm="l1"``.
+    reliability_table : The per-bin numbers behind this measure.
+
+    Notes
+    -----
+    With bins :math:`B_1, \dots, B_M`, bin weights
+    :math:`W_m = \sum_{i \in B_m} w_i`, :math:`W = \sum_m W_m`, mean
+    predictions :math:`\bar p_m = \sum_{i \in B_m} w_i p_i / W_m` and event
+    rates :math:`\bar y_m = \sum_{i \in B_m} w_i y_i / W_m`:
+
+    .. math::
+
+        \mathrm{ECE} = \sum_m \frac{W_m}{W} |\bar p_m - \bar y_m|, \quad
+        \mathrm{L2} = \Big(\sum_m \frac{W_m}{W} (\bar p_m - \bar y_m)^2\Big)^{1/2},
+        \quad \mathrm{MCE} = \max_{m: W_m > 0} |\bar p_m - \bar y_m|.
+
+    The debiased L2 estimator of Kumar et al. (2019) is
+
+    .. math::
+
+        \Big(\max\Big(0, \sum_{m: n_m \ge 2} \frac{W_m}{W}
+        \Big[(\bar p_m - \bar y_m)^2 - \frac{\bar y_m (1 - \bar y_m)}
+        {n^{\mathrm{eff}}_m - 1}\Big]\Big)\Big)^{1/2},
+
+    where :math:`n_m` counts the rows of positive weight in bin :math:`m`
+    and :math:`n^{\mathrm{eff}}_m = W_m^2 / \sum_{i \in B_m} w_i^2` is its
+    effective size (:math:`n_m` itself when unweighted, as in the paper).
+    The effective size keeps the estimator invariant to rescaling the
+    weights; integer weights are therefore *not* equivalent to repeated
+    rows for this estimator (repetition changes the sample size, which the
+    correction depends on).
+
+    Empty bins contribute nothing. ``"classwise"`` averages the per-class
+    errors (Kumar et al.'s *marginal* L2 error averages squares before the
+    root instead).
+
+    References
+    ----------
+    .. [1] M. P. Naeini, G. Cooper and M. Hauskrecht, "Obtaining Well Calibrated
+       Probabilities Using Bayesian Binning", AAAI 2015.
+    .. [2] C. Guo, G. Pleiss, Y. Sun and K. Q. Weinberger, "On Calibration of
+       Modern Neural Networks", ICML 2017, arXiv:1706.04599.
+    .. [3] A. Kumar, P. Liang and T. Ma, "Verified Uncertainty Calibration",
+       NeurIPS 2019, arXiv:1909.10155.
+
+    Examples
+    --------
+    >>> from skcal.metrics import binned_calibration_error
+    >>> y_true = [0, 1, 0, 1]
+    >>> y_prob = [0.25, 0.25, 0.75, 1.0]
+
+    With two bins, [0, 0.5] holds a mean prediction of 0.25 against an event
+    rate of 0.5, and (0.5, 1] a mean prediction of 0.875 against 0.5:
+
+    >>> binned_calibration_error(y_true, y_prob, n_bins=2)
+    0.3125
+    >>> binned_calibration_error(y_true, y_prob, n_bins=2, norm="max")
+    0.375
+    """
+    if debias and norm != "l2":
+        raise ValueError(
+            f'debias=True is only defined for norm="l2" (Kumar et al., 2019), got '
+            f"norm={norm!r}."
+        )
+    data = check_calibration_inputs(y_true, y_prob, sample_weight, pos_label, labels)
+
+    def measure(y, p, w):
+        return _binned_error_core(
+            y, p, w, n_bins=n_bins, strategy=strategy, norm=norm, debias=debias
+        )
+
+    return reduce_measure(data, reduction, measure, return_per_class=return_per_class)
+
+
+@validate_params(
+    {
+        **_COMMON_CONSTRAINTS,
+        "reduction": [StrOptions(set(REDUCTIONS))],
+        "return_per_class": ["boolean"],
+    },
+    prefer_skip_nested_validation=True,
+)
+def expected_calibration_error(
+    y_true,
+    y_prob,
+    *,
+    sample_weight=None,
+    pos_label=None,
+    labels=None,
+    n_bins=15,
+    strategy="uniform",
+    reduction="auto",
+    return_per_class=False,
+):
+    r"""Expected calibration error (ECE): the weighted mean per-bin gap.
+
+    This is :func:`binned_calibration_error` with ``norm="l1"``: the
+    predictions are binned and the absolute difference between each bin's
+    mean prediction and its event rate is averaged, weighted by the bin's
+    share of the samples. For a multiclass model the default is *confidence*
+    (top-label) ECE, as in Guo et al. (2017).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        True labels.
+    y_prob : array-like of shape (n_samples,) or (n_samples, n_classes)
+        Predicted probabilities: of the positive class (1-D, binary), or one
+        column per class in the order of ``labels`` (or of the sorted labels
+        of ``y_true``), rows summing to 1.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Non-negative sample weights; None gives every sample weight 1.
+    pos_label : int, float, bool or str, default=None
+        The positive class. When None, labels in ``{0, 1}`` or ``{-1, 1}``
+        make 1 positive, and a two-column ``y_prob`` has its positive class
+        in the second column.
+    labels : array-like of shape (n_classes,), default=None
+        The class of each column of ``y_prob``.
+    n_bins : int or "cube_root", default=15
+        Number of bins; ``"cube_root"`` is ``ceil(n ** (1/3))`` for ``n``
+        samples of positive weight.
+    strategy : {"uniform", "quantile"}, default="uniform"
+        ``"uniform"``: bins of equal width on [0, 1]. ``"quantile"``: bins of
+        equal weight, from weighted quantiles of the predictions.
+    reduction : {"auto", "positive", "top_label", "classwise"}, default="auto"
+        How a multiclass problem is reduced to binary ones. ``"positive"``:
+        the probability of ``pos_label`` against its indicator.
+        ``"top_label"``: the largest probability (confidence) against the
+        correctness of the argmax. ``"classwise"``: every one-vs-rest column,
+        averaged over classes. ``"auto"`` is ``"positive"`` for binary
+        problems and ``"top_label"`` otherwise.
+    return_per_class : bool, default=False
+        With ``reduction="classwise"``, return the value of every class
+        instead of their mean.
+
+    Returns
+    -------
+    ece : float or ndarray of shape (n_classes,)
+        The expected calibration error, in [0, 1].
+
+    See Also
+    --------
+    binned_calibration_error : L2 and maximum errors, and debiasing.
+    reliability_table : The per-bin numbers behind this measure.
+
+    Notes
+    -----
+    .. math::
+
+        \mathrm{ECE} = \sum_m \frac{W_m}{W} |\bar p_m - \bar y_m|,
+
+    with :math:`W_m` the weight, :math:`\bar p_m` the mean prediction and
+    :math:`\bar y_m` the event rate of bin :math:`m`, and :math:`W` the total
+    weight.
+
+    References
+    ----------
+    .. [1] M. P. Naeini, G. Cooper and M. Hauskrecht, "Obtaining Well Calibrated
+       Probabilities Using Bayesian Binning", AAAI 2015.
+    .. [2] C. Guo, G. Pleiss, Y. Sun and K. Q. Weinberger, "On Calibration of
+       Modern Neural Networks", ICML 2017, arXiv:1706.04599.
+
+    Examples
+    --------
+    >>> from skcal.metrics import expected_calibration_error
+    >>> expected_calibration_error([0, 1, 0, 1], [0.25, 0.25, 0.75, 1.0], n_bins=2)
+    0.3125
+
+    Confidence (top-label) ECE of a three-class model: the confidences are
+    0.75, 0.75 and 0.5, and only the first two predictions are right.
+
+    >>> y_prob = [[0.75, 0.25, 0.0], [0.25, 0.75, 0.0], [0.5, 0.25, 0.25]]
+    >>> expected_calibration_error([0, 1, 2], y_prob, n_bins=2)
+    0.3333333333333333
+    """
+    return binned_calibration_error(
+        y_true,
+        y_prob,
+        sample_weight=sample_weight,
+        pos_label=pos_label,
+        labels=labels,
+        n_bins=n_bins,
+        strategy=strategy,
+        norm="l1",
+        reduction=reduction,
+        return_per_class=return_per_class,
+    )
+
+
+@validate_params(
+    {
+        **_COMMON_CONSTRAINTS,
+        "reduction": [StrOptions({"auto", "positive", "top_label"})],
+    },
+    prefer_skip_nested_validation=True,
+)
+def reliability_table(
+    y_true,
+    y_prob,
+    *,
+    sample_weight=None,
+    pos_label=None,
+    labels=None,
+    n_bins=15,
+    strategy="uniform",
+    reduction="auto",
+):
+    r"""Per-bin numbers of a reliability diagram, empty bins included.
+
+    Unlike :func:`sklearn.calibration.calibration_curve`, which drops empty
+    bins without saying which, every bin is returned: an empty bin has
+    weight 0 and NaN means. The binned calibration errors are computed from
+    exactly these numbers.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        True labels.
+    y_prob : array-like of shape (n_samples,) or (n_samples, n_classes)
+        Predicted probabilities: of the positive class (1-D, binary), or one
+        column per class in the order of ``labels`` (or of the sorted labels
+        of ``y_true``), rows summing to 1.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Non-negative sample weights; None gives every sample weight 1.
+    pos_label : int, float, bool or str, default=None
+        The positive class; on a multiclass problem, with
+        ``reduction="positive"``, the class whose one-vs-rest column is
+        tabulated.
+    labels : array-like of shape (n_classes,), default=None
+        The class of each column of ``y_prob``.
+    n_bins : int or "cube_root", default=15
+        Number of bins; ``"cube_root"`` is ``ceil(n ** (1/3))`` for ``n``
+        samples of positive weight.
+    strategy : {"uniform", "quantile"}, default="uniform"
+        ``"uniform"``: bins of equal width on [0, 1]. ``"quantile"``: bins of
+        equal weight, from weighted quantiles of the predictions; identical
+        predictions share a bin, so there may be fewer bins than ``n_bins``.
+    reduction : {"auto", "positive", "top_label"}, default="auto"
+        ``"positive"``: the probability of ``pos_label``; ``"top_label"``:
+        the confidence against the correctness of the argmax; ``"auto"`` is
+        ``"positive"`` for binary problems and ``"top_label"`` otherwise.
+        For a per-class table, use ``reduction="positive"`` with each class
+        as ``pos_label``.
+
+    Returns
+    -------
+    table : :class:`~sklearn.utils.Bunch`
+        Arrays of shape (n_bins,), one entry per bin in increasing order:
+
+        - ``bin_lower``, ``bin_upper``: the edges; the bin is
+          ``(bin_lower, bin_upper]``, and the first one also holds 0;
+        - ``weight``: total sample weight (the count when unweighted);
+        - ``count``: number of samples with positive weight;
+        - ``mean_predicted``: weighted mean prediction (NaN if empty);
+        - ``event_rate``: weighted fraction of positives (NaN if empty);
+        - ``gap``: ``mean_predicted - event_rate``; positive means
+          over-confident predictions of the event.
+
+        ``pandas.DataFrame(table)`` turns it into a data frame.
+
+    See Also
+    --------
+    binned_calibration_error : The calibration errors summarising this table.
+    sklearn.calibration.calibration_curve : Non-empty bins only, binary only.
+
+    Examples
+    --------
+    >>> from skcal.metrics import reliability_table
+    >>> table = reliability_table([0, 0, 1, 1], [0.1, 0.2, 0.7, 0.8], n_bins=4)
+    >>> table.bin_upper.tolist()
+    [0.25, 0.5, 0.75, 1.0]
+    >>> table.weight.tolist()
+    [2.0, 0.0, 1.0, 1.0]
+    >>> table.event_rate.tolist()
+    [0.0, nan, 1.0, 1.0]
+    """
+    data = check_calibration_inputs(y_true, y_prob, sample_weight, pos_label, labels)
+    reduction = resolve_reduction(data, reduction)
+    ((y, p),) = binary_views(data, reduction)
+    binning, sums, mean_p, mean_y = _bin_gaps(
+        y, p, data.sample_weight, n_bins, strategy, moments=True
+    )
+    return Bunch(
+        bin_lower=binning.edges[:-1].copy(),
+        bin_upper=binning.edges[1:].copy(),
+        weight=sums.weight,
+        count=sums.count.astype(np.int64),
+        mean_predicted=mean_p,
+        event_rate=mean_y,
+        gap=mean_p - mean_y,
+    )

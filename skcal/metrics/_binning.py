@@ -1,0 +1,217 @@
+"""Bins of predicted probabilities: edges, assignment and per-bin sums.
+
+The one binning implementation of skcal, shared by every binned measure,
+:func:`~skcal.metrics.reliability_table`, the histogram-binning recalibrator
+and the diagrams.
+
+Bins are right-closed, ``(e_j, e_{j+1}]``, except the first, which is
+``[0, e_1]``: a prediction of exactly 0 lies in the first bin and one of
+exactly 1 in the last, as in :func:`sklearn.calibration.calibration_curve`.
+
+* ``"uniform"``: ``e_j = j / n_bins``. The bin of ``p`` is computed as
+  ``ceil(p * n_bins) - 1`` in floating point (0 for ``p = 0``), an O(n)
+  operation. A prediction within one unit in the last place of an inner edge
+  may therefore fall on the other side of it than in
+  ``calibration_curve``, whose ``linspace`` edges differ from ``j / n_bins``
+  by as much themselves; all other predictions get the same bin.
+* ``"quantile"``: inner edges are the weighted quantiles of the predictions
+  at levels ``j / n_bins`` (the inverted empirical distribution function:
+  the smallest prediction whose cumulative weight reaches ``j / n_bins`` of
+  the total). Edges are data values and bins are right-closed, so identical
+  predictions never straddle two bins; repeated edges are merged, so there
+  can be fewer bins than requested. Integer weights give the same edges as
+  repeated rows, and zero-weight rows do not move them.
+"""
+
+# SPDX-License-Identifier: BSD-3-Clause
+
+from typing import NamedTuple
+
+import numpy as np
+
+STRATEGIES = ("uniform", "quantile")
+
+# Rows processed per block in `bin_sums`: small enough that the temporaries
+# stay in cache, large enough that the Python loop costs nothing.
+_BLOCK = 1 << 15
+
+
+def resolve_n_bins(n_bins, n_samples):
+    """Return the number of bins as an int.
+
+    Parameters
+    ----------
+    n_bins : int or "cube_root"
+        ``"cube_root"`` means ``ceil(n_samples ** (1/3))``, computed exactly
+        in integers (27 samples give 3 bins, not 4).
+    n_samples : int
+        The number of samples with positive weight.
+    """
+    if n_bins != "cube_root":
+        return int(n_bins)
+    k = max(int(round(n_samples ** (1.0 / 3.0))), 1)
+    while k**3 < n_samples:
+        k += 1
+    while k > 1 and (k - 1) ** 3 >= n_samples:
+        k -= 1
+    return k
+
+
+class Binning(NamedTuple):
+    """Bin edges on [0, 1] and how to find the bin of a prediction.
+
+    Attributes
+    ----------
+    edges : ndarray of shape (n_bins + 1,)
+        Increasing edges from 0 to 1.
+    uniform : bool
+        Whether the edges are ``j / n_bins`` (assignment by arithmetic).
+    """
+
+    edges: np.ndarray
+    uniform: bool
+
+    @property
+    def n_bins(self):
+        return self.edges.shape[0] - 1
+
+    def assign(self, p):
+        """Return the bin index, in ``[0, n_bins)``, of each prediction."""
+        return _slots(self, np.asarray(p, dtype=np.float64), shifted=False)
+
+
+def _slots(binning, p, shifted, out=None):
+    """Bin indices of ``p``.
+
+    With ``shifted=True`` and uniform bins, return ``ceil(p * n_bins)``
+    instead: slot 0 then holds only ``p == 0`` and must be merged into bin 0
+    by the caller. This saves two passes over the data in `bin_sums`.
+    """
+    if binning.uniform:
+        scaled = np.multiply(p, binning.n_bins, out=out)
+        np.ceil(scaled, out=scaled)
+        slots = scaled.astype(np.intp)
+        if not shifted:
+            np.subtract(slots, 1, out=slots)
+            np.maximum(slots, 0, out=slots)
+        return slots
+    return np.searchsorted(binning.edges[1:-1], p, side="left")
+
+
+def weighted_quantile_edges(p, sample_weight, n_bins):
+    """Inner edges at the weighted quantile levels ``1/n_bins, ..., (n_bins-1)/n_bins``.
+
+    The quantile at level ``q`` is the smallest prediction whose cumulative
+    weight (in increasing order of prediction) reaches ``q`` times the total.
+    """
+    order = np.argsort(p, kind="stable")
+    p_sorted = p[order]
+    if sample_weight is None:
+        cumulative = np.arange(1, p.shape[0] + 1, dtype=np.float64)
+    else:
+        cumulative = np.cumsum(sample_weight[order])
+    total = cumulative[-1]
+    targets = total * np.arange(1, n_bins, dtype=np.float64) / n_bins
+    idx = np.searchsorted(cumulative, targets, side="left")
+    return p_sorted[np.minimum(idx, p.shape[0] - 1)]
+
+
+def make_binning(p, sample_weight, n_bins, strategy):
+    """Build the bins of a strategy.
+
+    Parameters
+    ----------
+    p : ndarray of shape (n_samples,)
+        float64 predictions in [0, 1].
+    sample_weight : ndarray of shape (n_samples,) or None
+        Non-negative weights.
+    n_bins : int or "cube_root"
+        The number of bins (see :func:`resolve_n_bins`).
+    strategy : {"uniform", "quantile"}
+        Equal-width or equal-mass bins.
+
+    Returns
+    -------
+    binning : Binning
+    """
+    n_positive = (
+        p.shape[0] if sample_weight is None else np.count_nonzero(sample_weight)
+    )
+    n_bins = resolve_n_bins(n_bins, int(n_positive))
+    if strategy == "uniform":
+        return Binning(np.arange(n_bins + 1, dtype=np.float64) / n_bins, True)
+    if strategy == "quantile":
+        inner = weighted_quantile_edges(p, sample_weight, n_bins)
+        edges = np.unique(np.concatenate(([0.0], inner, [1.0])))
+        return Binning(edges, False)
+    raise ValueError(f"Unknown binning strategy {strategy!r}.")
+
+
+class BinSums(NamedTuple):
+    """Per-bin sums, each an ndarray of shape (n_bins,).
+
+    Attributes
+    ----------
+    weight : total weight (the count when unweighted).
+    sum_p : weighted sum of predictions.
+    sum_y : weighted sum of outcomes.
+    count : number of rows with positive weight, or None if not asked for.
+    sum_w2 : sum of squared weights, or None if not asked for.
+    """
+
+    weight: np.ndarray
+    sum_p: np.ndarray
+    sum_y: np.ndarray
+    count: np.ndarray | None
+    sum_w2: np.ndarray | None
+
+
+def bin_sums(binning, y, p, sample_weight=None, *, moments=False):
+    """Sum weights, predictions and outcomes per bin in one O(n) pass.
+
+    Parameters
+    ----------
+    binning : Binning
+        The bins.
+    y : ndarray of shape (n_samples,)
+        float64 outcomes in {0, 1}.
+    p : ndarray of shape (n_samples,)
+        float64 predictions in [0, 1].
+    sample_weight : ndarray of shape (n_samples,) or None
+        Non-negative weights.
+    moments : bool, default=False
+        Also return ``count`` and ``sum_w2`` (needed by debiased estimators).
+
+    Returns
+    -------
+    sums : BinSums
+    """
+    n = p.shape[0]
+    n_slots = binning.n_bins + (1 if binning.uniform else 0)
+    n_rows = 5 if moments else 3
+    acc = np.zeros((n_rows, n_slots))
+    block = min(_BLOCK, n)
+    scratch = np.empty(block)
+    for start in range(0, n, block):
+        stop = min(start + block, n)
+        pc, yc = p[start:stop], y[start:stop]
+        slots = _slots(binning, pc, shifted=True, out=scratch[: stop - start])
+        if sample_weight is None:
+            acc[0] += np.bincount(slots, minlength=n_slots)
+            acc[1] += np.bincount(slots, weights=pc, minlength=n_slots)
+            acc[2] += np.bincount(slots, weights=yc, minlength=n_slots)
+        else:
+            wc = sample_weight[start:stop]
+            acc[0] += np.bincount(slots, weights=wc, minlength=n_slots)
+            acc[1] += np.bincount(slots, weights=pc * wc, minlength=n_slots)
+            acc[2] += np.bincount(slots, weights=yc * wc, minlength=n_slots)
+            if moments:
+                acc[3] += np.bincount(slots, weights=wc > 0, minlength=n_slots)
+                acc[4] += np.bincount(slots, weights=wc * wc, minlength=n_slots)
+    if moments and sample_weight is None:
+        acc[3] = acc[4] = acc[0]
+    if binning.uniform:
+        acc[:, 1] += acc[:, 0]
+        acc = acc[:, 1:]
+    count, sum_w2 = (acc[3], acc[4]) if moments else (None, None)
+    return BinSums(acc[0], acc[1], acc[2], count, sum_w2)
