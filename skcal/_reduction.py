@@ -39,8 +39,9 @@ def resolve_reduction(data, reduction):
     return reduction
 
 
-def _as_float(y):
-    return np.asarray(y, dtype=np.float64)
+def _indicator(mask):
+    """A 0/1 uint8 view of a boolean array (no copy)."""
+    return np.asarray(mask, dtype=bool).view(np.uint8)
 
 
 def binary_views(data, reduction):
@@ -56,35 +57,35 @@ def binary_views(data, reduction):
     Yields
     ------
     y : ndarray of shape (n_samples,)
-        float64 indicators in {0, 1}.
+        uint8 indicators in {0, 1} (a view, not a copy, when possible).
     p : ndarray of shape (n_samples,)
         float64 probabilities of the event ``y == 1``.
     """
     p_all, y_all = data.y_prob, data.y_true
     if reduction == "positive":
         if data.binary:
-            yield _as_float(y_all), p_all
+            yield _indicator(y_all), p_all
         else:
             k = data.pos_index
-            yield _as_float(y_all == k), np.ascontiguousarray(p_all[:, k])
+            yield _indicator(y_all == k), np.ascontiguousarray(p_all[:, k])
     elif reduction == "top_label":
         if data.binary:
             predicted_positive = p_all > 0.5  # ties go to the first column, 1 - p
             yield (
-                _as_float(predicted_positive == y_all),
+                _indicator(predicted_positive == y_all),
                 np.where(predicted_positive, p_all, 1.0 - p_all),
             )
         else:
             predicted = np.argmax(p_all, axis=1)
             confidence = np.take_along_axis(p_all, predicted[:, None], axis=1)[:, 0]
-            yield _as_float(predicted == y_all), confidence
+            yield _indicator(predicted == y_all), confidence
     elif reduction == "classwise":
         if data.binary:
-            yield _as_float(~y_all), 1.0 - p_all
-            yield _as_float(y_all), p_all
+            yield _indicator(~y_all), 1.0 - p_all
+            yield _indicator(y_all), p_all
         else:
             for k in range(p_all.shape[1]):
-                yield _as_float(y_all == k), np.ascontiguousarray(p_all[:, k])
+                yield _indicator(y_all == k), np.ascontiguousarray(p_all[:, k])
     else:
         raise ValueError(f"Unknown reduction {reduction!r}.")
 
@@ -99,7 +100,8 @@ def reduce_measure(data, reduction, measure, *, return_per_class=False):
     reduction : {"auto", "positive", "top_label", "classwise"}
         The reduction (see the module docstring).
     measure : callable
-        ``measure(y, p, sample_weight) -> float`` on float64 arrays.
+        ``measure(y, p, sample_weight) -> float``, with ``y`` a uint8 0/1
+        indicator and ``p`` and ``sample_weight`` float64 arrays.
     return_per_class : bool, default=False
         With ``reduction="classwise"``, return the per-class values instead of
         their mean.

@@ -56,7 +56,7 @@ class InvalidParameterError(ValueError, TypeError):
 
 
 class _Constraint:
-    """Base of all constraints: subclasses define ``is_satisfied_by`` and ``__str__``."""
+    """Base of all constraints; subclasses define ``is_satisfied_by``, ``__str__``."""
 
     hidden = False
 
@@ -401,13 +401,14 @@ def _as_float_array(x, name):
     return arr
 
 
-def _check_finite(arr, name):
-    if arr.dtype.kind == "f":
-        # min/max propagate NaN, so one cheap pass decides the common case.
-        lo, hi = arr.min(), arr.max()
-        if not (np.isfinite(lo) and np.isfinite(hi)):
-            n_bad = int(np.count_nonzero(~np.isfinite(arr)))
-            raise ValueError(f"{name} contains {n_bad} NaN or infinite value(s).")
+def _finite_range(arr, name):
+    """Return ``(min, max)`` of a float64 array, rejecting NaN and infinities."""
+    # min and max propagate NaN, so they decide the common case in two passes.
+    lo, hi = arr.min(), arr.max()
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        n_bad = int(np.count_nonzero(~np.isfinite(arr)))
+        raise ValueError(f"{name} contains {n_bad} NaN or infinite value(s).")
+    return lo, hi
 
 
 def check_sample_weight(sample_weight, n_samples):
@@ -435,9 +436,9 @@ def check_sample_weight(sample_weight, n_samples):
             f"sample_weight has {w.shape[0]} entries but there are {n_samples} samples."
         )
     w = w.astype(np.float64, copy=False)
-    _check_finite(w, "sample_weight")
-    n_negative = int(np.count_nonzero(w < 0))
-    if n_negative:
+    lo, _ = _finite_range(w, "sample_weight")
+    if lo < 0:
+        n_negative = int(np.count_nonzero(w < 0))
         raise ValueError(f"sample_weight contains {n_negative} negative value(s).")
     if not w.sum() > 0:
         raise ValueError(
@@ -514,8 +515,7 @@ def _check_y_prob(y_prob):
         p = p[:, 0]
     in_dtype = p.dtype
     p = p.astype(np.float64, copy=False)
-    _check_finite(p, "y_prob")
-    lo, hi = p.min(), p.max()
+    lo, hi = _finite_range(p, "y_prob")
     if lo < 0 or hi > 1:
         n_bad = int(np.count_nonzero((p < 0) | (p > 1)))
         raise ValueError(
@@ -579,8 +579,8 @@ def _encode(y, classes, arg_name="y_true"):
         pos = np.searchsorted(sorted_classes, y)
     except TypeError as exc:
         raise TypeError(
-            f"{arg_name} labels cannot be compared with the classes {classes.tolist()}: "
-            f"{exc}"
+            f"{arg_name} labels cannot be compared with the classes "
+            f"{classes.tolist()}: {exc}"
         ) from exc
     pos_clipped = np.minimum(pos, sorted_classes.shape[0] - 1)
     unknown = sorted_classes[pos_clipped] != y
@@ -599,6 +599,16 @@ def _same_label(a, b):
         return bool(a == b)
     except (TypeError, ValueError):
         return False
+
+
+def _class_index(classes, pos_label):
+    """Column of ``pos_label`` among ``classes``; reject an absent one."""
+    for i, c in enumerate(classes.tolist()):
+        if _same_label(c, pos_label):
+            return i
+    raise ValueError(
+        f"pos_label={pos_label!r} is not among the classes {classes.tolist()}."
+    )
 
 
 def check_calibration_inputs(
@@ -711,15 +721,7 @@ def check_calibration_inputs(
         if pos_label is None:
             pos_col = 1
         else:
-            matches = [
-                i for i, c in enumerate(classes.tolist()) if _same_label(c, pos_label)
-            ]
-            if not matches:
-                raise ValueError(
-                    f"pos_label={pos_label!r} is not among the classes "
-                    f"{classes.tolist()}."
-                )
-            pos_col = matches[0]
+            pos_col = _class_index(classes, pos_label)
         binary_classes = classes[[1 - pos_col, pos_col]]
         return CalibrationData(
             _readonly(y_index == pos_col),
@@ -729,16 +731,7 @@ def check_calibration_inputs(
             True,
             1,
         )
-    pos_index = None
-    if pos_label is not None:
-        matches = [
-            i for i, c in enumerate(classes.tolist()) if _same_label(c, pos_label)
-        ]
-        if not matches:
-            raise ValueError(
-                f"pos_label={pos_label!r} is not among the classes {classes.tolist()}."
-            )
-        pos_index = matches[0]
+    pos_index = None if pos_label is None else _class_index(classes, pos_label)
     return CalibrationData(
         _readonly(y_index), _readonly(p), _readonly(w), classes, False, pos_index
     )

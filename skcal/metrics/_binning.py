@@ -174,7 +174,7 @@ def bin_sums(binning, y, p, sample_weight=None, *, moments=False):
     binning : Binning
         The bins.
     y : ndarray of shape (n_samples,)
-        float64 outcomes in {0, 1}.
+        Outcomes in {0, 1} (bool, integer or float).
     p : ndarray of shape (n_samples,)
         float64 predictions in [0, 1].
     sample_weight : ndarray of shape (n_samples,) or None
@@ -188,30 +188,36 @@ def bin_sums(binning, y, p, sample_weight=None, *, moments=False):
     """
     n = p.shape[0]
     n_slots = binning.n_bins + (1 if binning.uniform else 0)
-    n_rows = 5 if moments else 3
-    acc = np.zeros((n_rows, n_slots))
+    # Each row goes to slot 2 * bin + y, so that one bincount gives both the
+    # weight of the bin and the weight of its events.
+    size = 2 * n_slots
+    acc = np.zeros((4 if moments else 2, size))
     block = min(_BLOCK, n)
     scratch = np.empty(block)
     for start in range(0, n, block):
         stop = min(start + block, n)
-        pc, yc = p[start:stop], y[start:stop]
+        pc = p[start:stop]
         slots = _slots(binning, pc, shifted=True, out=scratch[: stop - start])
+        np.multiply(slots, 2, out=slots)
+        np.add(slots, y[start:stop], out=slots, casting="unsafe")
         if sample_weight is None:
-            acc[0] += np.bincount(slots, minlength=n_slots)
-            acc[1] += np.bincount(slots, weights=pc, minlength=n_slots)
-            acc[2] += np.bincount(slots, weights=yc, minlength=n_slots)
+            acc[0] += np.bincount(slots, minlength=size)
+            acc[1] += np.bincount(slots, weights=pc, minlength=size)
         else:
             wc = sample_weight[start:stop]
-            acc[0] += np.bincount(slots, weights=wc, minlength=n_slots)
-            acc[1] += np.bincount(slots, weights=pc * wc, minlength=n_slots)
-            acc[2] += np.bincount(slots, weights=yc * wc, minlength=n_slots)
+            acc[0] += np.bincount(slots, weights=wc, minlength=size)
+            acc[1] += np.bincount(slots, weights=pc * wc, minlength=size)
             if moments:
-                acc[3] += np.bincount(slots, weights=wc > 0, minlength=n_slots)
-                acc[4] += np.bincount(slots, weights=wc * wc, minlength=n_slots)
+                acc[2] += np.bincount(slots, weights=wc > 0, minlength=size)
+                acc[3] += np.bincount(slots, weights=wc * wc, minlength=size)
     if moments and sample_weight is None:
-        acc[3] = acc[4] = acc[0]
+        acc[2] = acc[3] = acc[0]
+    events = acc[0, 1::2].copy()
+    totals = acc[:, 0::2] + acc[:, 1::2]
     if binning.uniform:
-        acc[:, 1] += acc[:, 0]
-        acc = acc[:, 1:]
-    count, sum_w2 = (acc[3], acc[4]) if moments else (None, None)
-    return BinSums(acc[0], acc[1], acc[2], count, sum_w2)
+        # Slot 0 holds the predictions equal to 0: they belong to the first bin.
+        totals[:, 1] += totals[:, 0]
+        events[1] += events[0]
+        totals, events = totals[:, 1:], events[1:]
+    count, sum_w2 = (totals[2], totals[3]) if moments else (None, None)
+    return BinSums(totals[0], totals[1], events, count, sum_w2)
