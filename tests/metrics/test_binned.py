@@ -1,0 +1,527 @@
+"""Tests of the binned calibration errors and the reliability table."""
+
+# SPDX-License-Identifier: BSD-3-Clause
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.calibration import calibration_curve
+
+from skcal.metrics import (
+    binned_calibration_error,
+    expected_calibration_error,
+    reliability_table,
+)
+from tests.metrics._reference import ref_binned_error, ref_table, ref_views
+
+NORMS = ["l1", "l2", "max"]
+STRATEGIES = ["uniform", "quantile"]
+
+
+def _random_binary(rng, n):
+    p = rng.uniform(size=n)
+    y = (rng.uniform(size=n) < p**1.5).astype(int)
+    return y, p
+
+
+def _random_multiclass(rng, n, k):
+    logits = rng.normal(scale=2.0, size=(n, k))
+    prob = np.exp(logits - logits.max(axis=1, keepdims=True))
+    prob /= prob.sum(axis=1, keepdims=True)
+    y = np.array(
+        [rng.choice(k, p=row) for row in prob**1.3 / (prob**1.3).sum(1)[:, None]]
+    )
+    return y, prob
+
+
+# ---------------------------------------------------------------------------
+# Agreement with the brute-force reference
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("norm", NORMS)
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("n_bins", [1, 7, 15, "cube_root"])
+def test_binary_matches_reference(global_random_seed, strategy, norm, weighted, n_bins):
+    """Check that the binary error equals the brute-force reference."""
+    rng = np.random.RandomState(global_random_seed)
+    y, p = _random_binary(rng, 200)
+    w = rng.uniform(0, 3, size=200) if weighted else None
+    if weighted:
+        w[rng.uniform(size=200) < 0.1] = 0.0
+    got = binned_calibration_error(
+        y, p, sample_weight=w, n_bins=n_bins, strategy=strategy, norm=norm
+    )
+    expected = ref_binned_error(y, p, w, n_bins=n_bins, strategy=strategy, norm=norm)
+    assert isinstance(got, float)
+    assert_allclose(got, expected, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("weighted", [False, True])
+def test_debiased_matches_reference(global_random_seed, strategy, weighted):
+    """Check that the debiased L2 error equals the brute-force reference."""
+    rng = np.random.RandomState(global_random_seed)
+    y, p = _random_binary(rng, 300)
+    w = rng.uniform(0.2, 3, size=300) if weighted else None
+    got = binned_calibration_error(
+        y, p, sample_weight=w, n_bins=10, strategy=strategy, norm="l2", debias=True
+    )
+    expected = ref_binned_error(
+        y, p, w, n_bins=10, strategy=strategy, norm="l2", debias=True
+    )
+    assert_allclose(got, expected, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("reduction", ["top_label", "classwise"])
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("norm", NORMS)
+@pytest.mark.parametrize("weighted", [False, True])
+def test_multiclass_matches_reference(
+    global_random_seed, reduction, strategy, norm, weighted
+):
+    """Check every reduction of a multiclass problem against the reference."""
+    rng = np.random.RandomState(global_random_seed)
+    y, prob = _random_multiclass(rng, 150, 4)
+    w = rng.uniform(0, 2, size=150) if weighted else None
+    kwargs = dict(n_bins=6, strategy=strategy, norm=norm)
+    per_class = [
+        ref_binned_error(yv, pv, w, **kwargs)
+        for yv, pv in ref_views(y, prob, reduction)
+    ]
+    got = binned_calibration_error(
+        y, prob, sample_weight=w, reduction=reduction, **kwargs
+    )
+    assert_allclose(got, np.mean(per_class), rtol=1e-12, atol=1e-14)
+    if reduction == "classwise":
+        vector = binned_calibration_error(
+            y,
+            prob,
+            sample_weight=w,
+            reduction=reduction,
+            return_per_class=True,
+            **kwargs,
+        )
+        assert vector.shape == (4,)
+        assert_allclose(vector, per_class, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_reliability_table_matches_reference(global_random_seed, strategy):
+    """Check every column of the reliability table against the reference."""
+    rng = np.random.RandomState(global_random_seed)
+    y, p = _random_binary(rng, 120)
+    w = rng.uniform(0, 2, size=120)
+    table = reliability_table(y, p, sample_weight=w, n_bins=9, strategy=strategy)
+    edges, rows = ref_table(list(y), list(p), list(w), 9, strategy)
+    assert_allclose(table.bin_lower, edges[:-1])
+    assert_allclose(table.bin_upper, edges[1:])
+    weight, count, _, mean_p, mean_y = (np.array(c) for c in zip(*rows, strict=True))
+    assert_allclose(table.weight, weight, rtol=1e-12)
+    assert_array_equal(table.count, count)
+    assert_allclose(table.mean_predicted, mean_p, rtol=1e-12)
+    assert_allclose(table.event_rate, mean_y, rtol=1e-12, atol=1e-15)
+    assert_allclose(table.gap, mean_p - mean_y, rtol=1e-10, atol=1e-14)
+
+
+# ---------------------------------------------------------------------------
+# Agreement with scikit-learn and with the authors' code of Kumar et al.
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n_bins", [3, 10, 15])
+def test_uniform_bins_match_calibration_curve(global_random_seed, n_bins):
+    """Check that the non-empty uniform bins are those of calibration_curve."""
+    rng = np.random.RandomState(global_random_seed)
+    y, p = _random_binary(rng, 80)
+    p[:3] = [0.0, 1.0, 0.5]  # exactly on the outer edges and a dyadic inner edge
+    prob_true, prob_pred = calibration_curve(y, p, n_bins=n_bins)
+    table = reliability_table(y, p, n_bins=n_bins)
+    nonempty = table.weight > 0
+    assert_allclose(table.event_rate[nonempty], prob_true, rtol=1e-12)
+    assert_allclose(table.mean_predicted[nonempty], prob_pred, rtol=1e-12)
+
+
+def test_matches_kumar_package_on_random_data(global_random_seed):
+    """Check plug-in ECE and debiased L2 error against Kumar et al.'s package."""
+    calibration_utils = pytest.importorskip("calibration.utils")
+    rng = np.random.RandomState(global_random_seed)
+    y, p = _random_binary(rng, 500)
+    edges = list(np.arange(1, 16) / 15)
+    ece = calibration_utils.get_ece(p, y, num_bins=15)
+    assert_allclose(expected_calibration_error(y, p), ece, rtol=1e-12)
+    binned = calibration_utils.bin(list(zip(p, y, strict=True)), edges)
+    debiased = calibration_utils.unbiased_l2_ce(binned)
+    got = binned_calibration_error(y, p, n_bins=15, norm="l2", debias=True)
+    assert_allclose(got, debiased, rtol=1e-10, atol=1e-14)
+
+
+@pytest.mark.parametrize(
+    "y_prob, y_true, strategy, n_bins, expected",
+    [
+        # Test vectors of Kumar et al.'s util_test.py (closed forms).
+        ([0.6, 0.7, 0.8, 0.9], [0, 0, 1, 1], "uniform", 2, 0.25),
+        ([0.6, 0.7, 0.8, 0.9], [0, 0, 1, 1], "quantile", 2, 0.4),
+        ([0.1, 0.7, 0.5, 0.9], [0, 1, 1, 1], "quantile", 4, 0.25),
+        ([0.1, 0.7, 0.5, 0.9], [0, 1, 1, 1], "quantile", 2, 0.2),
+        ([0.9, 0.1, 0.3], [0, 0, 0], "uniform", 1, 1.3 / 3),
+    ],
+)
+def test_kumar_test_vectors(y_prob, y_true, strategy, n_bins, expected):
+    """Check the closed-form values of Kumar et al.'s unit tests."""
+    got = expected_calibration_error(y_true, y_prob, n_bins=n_bins, strategy=strategy)
+    assert_allclose(got, expected, rtol=1e-12)
+
+
+def test_kumar_top_label_vector():
+    """Check top-label ECE on a two-column input from Kumar et al.'s tests."""
+    got = expected_calibration_error(
+        [0, 0], [[0.9, 0.1], [0.8, 0.2]], reduction="top_label"
+    )
+    assert_allclose(got, 0.15, rtol=1e-12)
+
+
+def test_debiased_smaller_than_plugin_on_discrete_predictions():
+    """Check that debiasing lowers the L2 error of a binned model (Kumar et al.)."""
+    p = [0.5, 0.5, 0.5, 0.6, 0.5, 0.6, 0.6, 0.6, 0.6]
+    y = [0, 1, 0, 1, 0, 1, 1, 1, 0]
+    plugin = binned_calibration_error(y, p, n_bins=10, norm="l2")
+    # Closed form with one bin per distinct value (0.5 and 0.6 fall in two bins).
+    assert_allclose(plugin, np.sqrt(4 / 9 * 0.25**2 + 5 / 9 * 0.2**2), rtol=1e-12)
+    debiased = binned_calibration_error(y, p, n_bins=10, norm="l2", debias=True)
+    assert debiased < plugin
+
+
+# ---------------------------------------------------------------------------
+# Closed forms and edge cases
+# ---------------------------------------------------------------------------
+
+
+def test_perfectly_calibrated_bins_give_zero():
+    """Check that bins whose event rate equals the prediction give 0."""
+    p = [0.25] * 4 + [0.75] * 4
+    y = [1, 0, 0, 0, 1, 1, 1, 0]
+    for norm in NORMS:
+        assert binned_calibration_error(y, p, n_bins=4, norm=norm) == pytest.approx(
+            0.0, abs=1e-15
+        )
+
+
+def test_predictions_exactly_zero_and_one():
+    """Check that 0 lies in the first bin and 1 in the last."""
+    table = reliability_table([0, 1, 1], [0.0, 1.0, 1.0], n_bins=5)
+    assert_array_equal(table.count, [1, 0, 0, 0, 2])
+    assert expected_calibration_error([0, 1, 1], [0.0, 1.0, 1.0], n_bins=5) == 0.0
+    assert expected_calibration_error([1, 0], [0.0, 1.0], n_bins=5) == 1.0
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_ties_on_edges_go_to_the_lower_bin(strategy):
+    """Check that bins are right-closed: a prediction on an edge is in the lower bin."""
+    p = [0.25, 0.5, 0.5, 0.75, 1.0]
+    table = reliability_table([0, 1, 0, 1, 1], p, n_bins=4, strategy=strategy)
+    if strategy == "uniform":
+        assert_array_equal(table.count, [1, 2, 1, 1])
+    else:
+        # Quantile edges are data values; equal predictions share a bin.
+        for value in set(p):
+            inside = (table.bin_lower < value) & (value <= table.bin_upper)
+            if value == 0:
+                inside[0] = True
+            assert inside.sum() == 1
+        assert table.count.sum() == 5
+
+
+def test_empty_bins_are_kept():
+    """Check that empty bins appear with weight 0 and NaN means."""
+    table = reliability_table([0, 1], [0.05, 0.95], n_bins=10)
+    assert table.weight.shape == (10,)
+    assert_array_equal(table.weight, [1, 0, 0, 0, 0, 0, 0, 0, 0, 1])
+    assert np.isnan(table.mean_predicted[1:9]).all()
+    assert np.isnan(table.event_rate[1:9]).all()
+    assert np.isnan(table.gap[1:9]).all()
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("norm", NORMS)
+def test_single_sample(strategy, norm):
+    """Check that one sample gives |p - y|."""
+    got = binned_calibration_error([1], [0.3], strategy=strategy, norm=norm)
+    assert_allclose(got, 0.7, rtol=1e-12)
+
+
+@pytest.mark.parametrize("y_true", [[0, 0, 0, 0], [1, 1, 1, 1]])
+def test_one_class_present(y_true):
+    """Check that a single class still gives a value."""
+    p = [0.1, 0.2, 0.3, 0.4]
+    expected = np.mean(np.abs(np.array(p) - y_true[0]))
+    got = expected_calibration_error(y_true, p, n_bins=1)
+    assert_allclose(got, expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_all_weight_on_one_point(strategy):
+    """Check that zero-weight rows are ignored when one row has all the weight."""
+    p = [0.1, 0.4, 0.8, 0.9]
+    y = [1, 0, 1, 0]
+    w = [0, 0, 2.5, 0]
+    for norm in NORMS:
+        got = binned_calibration_error(
+            y, p, sample_weight=w, strategy=strategy, norm=norm
+        )
+        assert_allclose(got, 0.2, rtol=1e-12)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_more_bins_than_samples(strategy):
+    """Check that n_bins larger than n works and gives per-sample gaps."""
+    p = [0.12, 0.47, 0.93]
+    y = [0, 1, 1]
+    got = expected_calibration_error(y, p, n_bins=1000, strategy=strategy)
+    assert_allclose(got, (0.12 + 0.53 + 0.07) / 3, rtol=1e-12)
+    table = reliability_table(y, p, n_bins=1000, strategy=strategy)
+    assert table.count.sum() == 3
+    if strategy == "quantile":
+        assert len(table.count) <= 4
+
+
+@pytest.mark.parametrize(
+    "n, expected",
+    [(1, 1), (7, 2), (8, 2), (9, 3), (27, 3), (28, 4), (1000, 10), (1001, 11)],
+)
+def test_cube_root_bins(n, expected):
+    """Check that "cube_root" is the exact integer ceil(n ** (1/3))."""
+    table = reliability_table(
+        np.zeros(n, dtype=int), np.linspace(0, 1, n), n_bins="cube_root"
+    )
+    assert len(table.weight) == expected
+
+
+def test_cube_root_counts_positive_weights_only():
+    """Check that zero-weight rows do not count towards the cube-root rule."""
+    w = np.r_[np.ones(8), np.zeros(100)]
+    table = reliability_table(
+        np.zeros(108, dtype=int),
+        np.linspace(0, 1, 108),
+        sample_weight=w,
+        n_bins="cube_root",
+    )
+    assert len(table.weight) == 2
+
+
+def test_quantile_bins_have_equal_weight():
+    """Check that quantile bins hold equal weight on distinct predictions."""
+    rng = np.random.RandomState(0)
+    p = rng.uniform(size=1000)
+    table = reliability_table(
+        np.zeros(1000, dtype=int), p, n_bins=10, strategy="quantile"
+    )
+    assert_array_equal(table.count, np.full(10, 100))
+
+
+def test_debias_rejects_other_norms():
+    """Check that debias=True is refused for norms where it is not defined."""
+    for norm in ("l1", "max"):
+        with pytest.raises(ValueError, match="l2"):
+            binned_calibration_error([0, 1], [0.2, 0.7], norm=norm, debias=True)
+
+
+def test_expected_calibration_error_is_l1():
+    """Check that expected_calibration_error is the L1 binned error."""
+    rng = np.random.RandomState(1)
+    y, p = _random_binary(rng, 100)
+    assert expected_calibration_error(y, p, n_bins=7) == binned_calibration_error(
+        y, p, n_bins=7, norm="l1"
+    )
+
+
+# ---------------------------------------------------------------------------
+# Invariances (hypothesis)
+# ---------------------------------------------------------------------------
+
+_probabilities = st.floats(0.0, 1.0, allow_nan=False, width=64)
+
+
+@st.composite
+def _binary_data(draw, min_size=1, max_size=40):
+    n = draw(st.integers(min_size, max_size))
+    p = np.array(draw(st.lists(_probabilities, min_size=n, max_size=n)))
+    y = np.array(draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)))
+    return y, p
+
+
+_options = st.fixed_dictionaries(
+    {
+        "n_bins": st.integers(1, 12),
+        "strategy": st.sampled_from(STRATEGIES),
+        "norm": st.sampled_from(NORMS),
+    }
+)
+
+
+@given(data=_binary_data(), options=_options, seed=st.integers(0, 2**31 - 1))
+def test_permutation_invariance(data, options, seed):
+    """Check that the order of the samples does not matter."""
+    y, p = data
+    perm = np.random.RandomState(seed).permutation(len(y))
+    assert_allclose(
+        binned_calibration_error(y[perm], p[perm], **options),
+        binned_calibration_error(y, p, **options),
+        rtol=1e-12,
+        atol=1e-15,
+    )
+
+
+@given(data=_binary_data(), options=_options)
+def test_duplication_invariance(data, options):
+    """Check that duplicating the data set does not change the error."""
+    y, p = data
+    assert_allclose(
+        binned_calibration_error(np.r_[y, y], np.r_[p, p], **options),
+        binned_calibration_error(y, p, **options),
+        rtol=1e-12,
+        atol=1e-15,
+    )
+
+
+@given(
+    data=_binary_data(),
+    options=_options,
+    counts=st.lists(st.integers(0, 4), min_size=40, max_size=40),
+)
+def test_integer_weights_equal_repetition(data, options, counts):
+    """Check that integer sample weights equal repeated rows (zero = dropped)."""
+    y, p = data
+    w = np.array(counts[: len(y)])
+    if w.sum() == 0:
+        w[0] = 1
+    weighted = binned_calibration_error(y, p, sample_weight=w, **options)
+    repeated = binned_calibration_error(np.repeat(y, w), np.repeat(p, w), **options)
+    assert_allclose(weighted, repeated, rtol=1e-12, atol=1e-15)
+
+
+@given(data=_binary_data(), options=_options, scale=st.floats(1e-3, 1e3))
+def test_weight_scaling_invariance(data, options, scale):
+    """Check that multiplying every weight by a constant changes nothing."""
+    y, p = data
+    w = np.linspace(0.5, 2.0, len(y))
+    assert_allclose(
+        binned_calibration_error(y, p, sample_weight=w * scale, **options),
+        binned_calibration_error(y, p, sample_weight=w, **options),
+        rtol=1e-9,
+        atol=1e-14,
+    )
+
+
+@given(data=_binary_data(), options=_options)
+def test_two_columns_equal_one_column(data, options):
+    """Check that a binary (n, 2) input equals its positive column, every reduction."""
+    y, p = data
+    two = np.column_stack([1 - p, p])
+    for reduction in ("positive", "top_label", "classwise"):
+        assert binned_calibration_error(
+            y, two, reduction=reduction, **options
+        ) == binned_calibration_error(y, p, reduction=reduction, **options)
+
+
+@given(data=_binary_data(), options=_options)
+def test_float32_equals_float64(data, options):
+    """Check that float32 input gives the value of the same numbers in float64."""
+    y, p = data
+    p32 = p.astype(np.float32)
+    assert_allclose(
+        binned_calibration_error(y, p32, **options),
+        binned_calibration_error(y, p32.astype(np.float64), **options),
+        rtol=0,
+        atol=1e-6,
+    )
+
+
+@given(data=_binary_data(), n_bins=st.integers(1, 12), norm=st.sampled_from(NORMS))
+def test_label_flip_uniform(data, n_bins, norm):
+    """Check that flipping labels and predictions mirrors uniform bins (no ties)."""
+    y, p = data
+    p = np.round(p * 997) / 997 * 0.999 + 0.0003  # keep clear of the bin edges
+    on_edge = np.isclose((p * n_bins) % 1, 0, atol=1e-9)
+    p = p[~on_edge]
+    y = y[~on_edge]
+    if len(p) == 0:
+        return
+    assert_allclose(
+        binned_calibration_error(1 - y, 1 - p, n_bins=n_bins, norm=norm),
+        binned_calibration_error(y, p, n_bins=n_bins, norm=norm),
+        rtol=1e-9,
+        atol=1e-12,
+    )
+
+
+@given(data=_binary_data(), options=_options)
+def test_relabelling_with_pos_label(data, options):
+    """Check that string labels with pos_label give the value of 0/1 labels."""
+    y, p = data
+    names = np.where(y == 1, "spam", "ham")
+    assert binned_calibration_error(
+        names, p, pos_label="spam", **options
+    ) == binned_calibration_error(y, p, **options)
+    assert binned_calibration_error(
+        y, 1 - p, pos_label=0, **options
+    ) == binned_calibration_error(1 - y, 1 - p, **options)
+
+
+# ---------------------------------------------------------------------------
+# Real model outputs
+# ---------------------------------------------------------------------------
+
+
+def _fast_reference(y, p, n_bins):
+    """Uniform-bin ECE by masks per bin (independent of skcal's binning)."""
+    edges = np.arange(n_bins + 1) / n_bins
+    total = 0.0
+    for j in range(n_bins):
+        inside = (p > edges[j]) & (p <= edges[j + 1])
+        if j == 0:
+            inside |= p == 0
+        if inside.any():
+            total += inside.sum() * abs(p[inside].mean() - y[inside].mean())
+    return total / len(p)
+
+
+@pytest.mark.parametrize("n_bins", [10, 15])
+def test_real_data_top_label_and_classwise(real_multiclass, n_bins):
+    """Check top-label and classwise ECE of real image classifiers."""
+    labels, probs = real_multiclass
+    prob64 = probs.astype(np.float64)
+    confidence = prob64.max(axis=1)
+    correct = (prob64.argmax(axis=1) == labels).astype(float)
+    top = expected_calibration_error(labels, probs, n_bins=n_bins)
+    assert_allclose(top, _fast_reference(correct, confidence, n_bins), rtol=1e-10)
+    per_class = expected_calibration_error(
+        labels, probs, n_bins=n_bins, reduction="classwise", return_per_class=True
+    )
+    expected = [
+        _fast_reference((labels == k).astype(float), prob64[:, k], n_bins)
+        for k in range(probs.shape[1])
+    ]
+    assert_allclose(per_class, expected, rtol=1e-10, atol=1e-15)
+
+
+def test_real_data_agrees_with_kumar_package(shared_data_dir):
+    """Check top-label ECE of the CIFAR-10 VGG outputs against Kumar et al.'s code."""
+    calibration_utils = pytest.importorskip("calibration.utils")
+    with np.load(shared_data_dir / "verified_calibration-cifar10-vgg16.npz") as data:
+        probs, labels = data["probs"].astype(np.float64), data["labels"]
+    expected = calibration_utils.get_ece(probs, labels, num_bins=15)
+    assert_allclose(expected_calibration_error(labels, probs), expected, rtol=1e-10)
+
+
+def test_real_data_lenet_is_overconfident(shared_data_dir):
+    """Check that the over-confident LeNet has a large positive gap at the top."""
+    with np.load(shared_data_dir / "netcal-lenet-5-cifar-10.npz") as data:
+        probs, labels = data["predictions"], data["ground_truth"]
+    table = reliability_table(labels, probs, n_bins=10)
+    top = table.weight > 0
+    assert np.nansum(table.gap[top] * table.weight[top]) > 0
+    assert expected_calibration_error(labels, probs) > 0.1
