@@ -17,8 +17,9 @@ exactly 1 in the last, as in :func:`sklearn.calibration.calibration_curve`.
 * ``"quantile"``: inner edges are the weighted quantiles of the predictions
   at levels ``j / n_bins`` (the inverted empirical distribution function:
   the smallest prediction whose cumulative weight reaches ``j / n_bins`` of
-  the total). Edges are data values and bins are right-closed, so identical
-  predictions never straddle two bins; repeated edges are merged, so there
+  the total, up to a relative rounding tolerance of 1e-10). Edges are data
+  values and bins are right-closed, so identical predictions never straddle
+  two bins; repeated edges are merged, so there
   can be fewer bins than requested. Integer weights give the same edges as
   repeated rows, and zero-weight rows do not move them.
 """
@@ -34,6 +35,9 @@ STRATEGIES = ("uniform", "quantile")
 # Rows processed per block in `bin_sums`: small enough that the temporaries
 # stay in cache, large enough that the Python loop costs nothing.
 _BLOCK = 1 << 15
+
+# Relative tolerance on cumulative weights when locating weighted quantiles.
+_QUANTILE_RTOL = 1e-10
 
 
 def resolve_n_bins(n_bins, n_samples):
@@ -112,6 +116,9 @@ def weighted_quantile_edges(p, sample_weight, n_bins):
         cumulative = np.cumsum(sample_weight[order])
     total = cumulative[-1]
     targets = total * np.arange(1, n_bins, dtype=np.float64) / n_bins
+    # A level reached exactly in real arithmetic must count as reached whatever
+    # the rounding of the running sum, or rescaling the weights moves an edge.
+    targets *= 1.0 - _QUANTILE_RTOL
     idx = np.searchsorted(cumulative, targets, side="left")
     return p_sorted[np.minimum(idx, p.shape[0] - 1)]
 
