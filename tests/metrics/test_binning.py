@@ -1,0 +1,83 @@
+"""Tests of the shared binning module."""
+
+# SPDX-License-Identifier: BSD-3-Clause
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose, assert_array_equal
+
+from skcal.metrics._binning import (
+    bin_sums,
+    make_binning,
+    resolve_n_bins,
+    weighted_quantile_edges,
+)
+
+
+@pytest.mark.parametrize("n", [1, 2, 26, 27, 28, 63, 64, 65, 10**6, 10**6 + 1, 10**9])
+def test_cube_root_is_exact(n):
+    """Check that "cube_root" is the smallest k with k ** 3 >= n."""
+    k = resolve_n_bins("cube_root", n)
+    assert k**3 >= n
+    assert k == 1 or (k - 1) ** 3 < n
+
+
+def test_uniform_assignment_matches_linspace_edges_off_the_edges(global_random_seed):
+    """Check that uniform bins equal calibration_curve's away from edge ulps."""
+    rng = np.random.RandomState(global_random_seed)
+    p = rng.uniform(size=10_000)
+    for n_bins in (1, 3, 10, 15, 100):
+        binning = make_binning(p, None, n_bins, "uniform")
+        expected = np.searchsorted(np.linspace(0, 1, n_bins + 1)[1:-1], p)
+        assert_array_equal(binning.assign(p), expected)
+
+
+def test_assign_agrees_with_bin_sums(global_random_seed):
+    """Check that Binning.assign and bin_sums put every row in the same bin."""
+    rng = np.random.RandomState(global_random_seed)
+    p = np.r_[rng.uniform(size=500), 0.0, 1.0, 0.5, 0.25]
+    y = (rng.uniform(size=p.size) < p).astype(np.uint8)
+    for strategy in ("uniform", "quantile"):
+        binning = make_binning(p, None, 8, strategy)
+        idx = binning.assign(p)
+        sums = bin_sums(binning, y, p)
+        assert_array_equal(sums.weight, np.bincount(idx, minlength=binning.n_bins))
+        assert_allclose(sums.sum_p, np.bincount(idx, p, minlength=binning.n_bins))
+        assert_allclose(sums.sum_y, np.bincount(idx, y, minlength=binning.n_bins))
+
+
+def test_bin_sums_blocks_do_not_matter(global_random_seed, monkeypatch):
+    """Check that processing in blocks gives the result of one pass."""
+    import skcal.metrics._binning as binning_module
+
+    rng = np.random.RandomState(global_random_seed)
+    p = rng.uniform(size=1000)
+    y = (rng.uniform(size=1000) < p).astype(np.uint8)
+    w = rng.uniform(size=1000)
+    binning = make_binning(p, None, 10, "uniform")
+    whole = bin_sums(binning, y, p, w, moments=True)
+    monkeypatch.setattr(binning_module, "_BLOCK", 7)
+    blocked = bin_sums(binning, y, p, w, moments=True)
+    for a, b in zip(whole, blocked, strict=True):
+        assert_allclose(a, b, rtol=1e-12)
+
+
+def test_weighted_quantiles_equal_repetition(global_random_seed):
+    """Check that integer weights give the quantile edges of repeated rows."""
+    rng = np.random.RandomState(global_random_seed)
+    p = np.round(rng.uniform(size=60), 2)
+    w = rng.randint(0, 4, size=60)
+    w[0] = 1
+    weighted = weighted_quantile_edges(p, w.astype(float), 7)
+    repeated = weighted_quantile_edges(np.repeat(p, w), None, 7)
+    assert_array_equal(weighted, repeated)
+
+
+def test_quantile_edges_are_numpy_inverted_cdf(global_random_seed):
+    """Check the weighted quantiles against numpy's inverted_cdf method."""
+    rng = np.random.RandomState(global_random_seed)
+    p = rng.uniform(size=101)
+    w = rng.uniform(0.1, 2.0, size=101)
+    levels = np.arange(1, 5) / 5
+    expected = np.quantile(p, levels, weights=w, method="inverted_cdf")
+    assert_allclose(weighted_quantile_edges(p, w, 5), expected)

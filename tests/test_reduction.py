@@ -1,0 +1,106 @@
+"""Tests of the binary views behind ``reduction=``."""
+
+# SPDX-License-Identifier: BSD-3-Clause
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose, assert_array_equal
+
+from skcal._reduction import binary_views, reduce_measure, resolve_reduction
+from skcal._validation import check_calibration_inputs
+from skcal.metrics import expected_calibration_error
+
+PROB = np.array(
+    [
+        [0.7, 0.2, 0.1],
+        [0.1, 0.3, 0.6],
+        [0.4, 0.4, 0.2],  # tie between the first two classes
+        [0.2, 0.5, 0.3],
+    ]
+)
+Y = np.array(["a", "c", "b", "b"])
+
+
+def _views(y_true, y_prob, reduction, **kwargs):
+    data = check_calibration_inputs(y_true, y_prob, **kwargs)
+    return [
+        (y.astype(int).tolist(), p.tolist())
+        for y, p in binary_views(data, resolve_reduction(data, reduction))
+    ]
+
+
+def test_auto_is_positive_for_binary_and_top_label_otherwise():
+    """Check the resolution of reduction="auto"."""
+    assert resolve_reduction(check_calibration_inputs([0, 1], [0.2, 0.9]), "auto") == (
+        "positive"
+    )
+    assert resolve_reduction(check_calibration_inputs(Y, PROB), "auto") == "top_label"
+
+
+def test_top_label_view():
+    """Check confidences and correctness, with argmax ties going to the first class."""
+    ((y, p),) = _views(Y, PROB, "top_label")
+    assert_allclose(p, [0.7, 0.6, 0.4, 0.5])
+    assert y == [1, 1, 0, 1]
+
+
+def test_classwise_views():
+    """Check that classwise gives one one-vs-rest view per class in column order."""
+    views = _views(Y, PROB, "classwise")
+    assert len(views) == 3
+    assert views[0] == ([1, 0, 0, 0], PROB[:, 0].tolist())
+    assert views[1] == ([0, 0, 1, 1], PROB[:, 1].tolist())
+    assert views[2] == ([0, 1, 0, 0], PROB[:, 2].tolist())
+
+
+def test_positive_view_of_a_multiclass_problem():
+    """Check that reduction="positive" with pos_label is that class's column."""
+    ((y, p),) = _views(Y, PROB, "positive", pos_label="b")
+    assert y == [0, 0, 1, 1]
+    assert p == PROB[:, 1].tolist()
+
+
+def test_positive_on_multiclass_needs_pos_label():
+    """Check that reduction="positive" on a multiclass problem asks for pos_label."""
+    with pytest.raises(ValueError, match="pos_label"):
+        expected_calibration_error(Y, PROB, reduction="positive")
+
+
+def test_binary_views_of_both_forms_are_identical():
+    """Check that (n, 2) and 1-D binary inputs give identical views."""
+    p = np.array([0.1, 0.5, 0.8, 0.35])
+    y = [0, 1, 1, 0]
+    for reduction in ("positive", "top_label", "classwise"):
+        assert _views(y, p, reduction) == _views(
+            y, np.column_stack([1 - p, p]), reduction
+        )
+
+
+def test_binary_top_label_ties_go_to_the_negative_class():
+    """Check that p = 0.5 predicts the negative (first) class."""
+    ((y, p),) = _views([0, 1], [0.5, 0.5], "top_label")
+    assert y == [1, 0]
+    assert p == [0.5, 0.5]
+
+
+def test_reduce_measure_mean_and_vector():
+    """Check that classwise averages with equal class weights or returns the vector."""
+    data = check_calibration_inputs(Y, PROB)
+
+    def measure(y, p, w):
+        return float(np.mean(p))
+
+    vector = reduce_measure(data, "classwise", measure, return_per_class=True)
+    assert_array_equal(vector, PROB.mean(axis=0))
+    assert reduce_measure(data, "classwise", measure) == pytest.approx(1 / 3)
+    with pytest.raises(ValueError, match="classwise"):
+        reduce_measure(data, "top_label", measure, return_per_class=True)
+
+
+def test_views_do_not_copy_binary_input():
+    """Check that the positive view of binary data shares memory with the input."""
+    p = np.array([0.1, 0.7, 0.4])
+    data = check_calibration_inputs([0, 1, 1], p)
+    ((_, view),) = binary_views(data, "positive")
+    assert np.shares_memory(view, p)
+    assert not view.flags.writeable
