@@ -107,20 +107,22 @@ def weighted_quantile_edges(p, sample_weight, n_bins):
 
     The quantile at level ``q`` is the smallest prediction whose cumulative
     weight (in increasing order of prediction) reaches ``q`` times the total.
+    Ties may be visited in any order: only the value at the level matters.
     """
-    order = np.argsort(p, kind="stable")
-    p_sorted = p[order]
+    levels = np.arange(1, n_bins, dtype=np.float64) / n_bins
     if sample_weight is None:
-        cumulative = np.arange(1, p.shape[0] + 1, dtype=np.float64)
-    else:
-        cumulative = np.cumsum(sample_weight[order])
-    total = cumulative[-1]
-    targets = total * np.arange(1, n_bins, dtype=np.float64) / n_bins
+        # The cumulative weight of the first i + 1 sorted rows is i + 1.
+        p_sorted = np.sort(p)
+        targets = p.shape[0] * levels * (1.0 - _QUANTILE_RTOL)
+        idx = np.ceil(targets).astype(np.intp) - 1
+        return p_sorted[np.clip(idx, 0, p.shape[0] - 1)]
+    order = np.argsort(p)
+    cumulative = np.cumsum(sample_weight[order])
     # A level reached exactly in real arithmetic must count as reached whatever
     # the rounding of the running sum, or rescaling the weights moves an edge.
-    targets *= 1.0 - _QUANTILE_RTOL
+    targets = cumulative[-1] * levels * (1.0 - _QUANTILE_RTOL)
     idx = np.searchsorted(cumulative, targets, side="left")
-    return p_sorted[np.minimum(idx, p.shape[0] - 1)]
+    return p[order[np.minimum(idx, p.shape[0] - 1)]]
 
 
 def make_binning(p, sample_weight, n_bins, strategy):
