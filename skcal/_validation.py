@@ -392,6 +392,21 @@ def _as_array(x, name):
         raise ValueError(f"{name} could not be converted to an array: {exc}") from exc
 
 
+def _as_label_array(x, name):
+    """Like `_as_array`, but keep the types of a Python list of mixed labels.
+
+    ``np.asarray([0, "a"])`` would turn every label into a string (and NaN
+    into the label ``"nan"``); such a list becomes an object array instead, so
+    that mixed types and missing values are rejected like in any other input.
+    """
+    arr = _as_array(x, name)
+    if arr.dtype.kind in "US" and not isinstance(x, np.ndarray):
+        as_objects = np.array(x, dtype=object)
+        if not all(isinstance(v, str) for v in as_objects.ravel()):
+            return as_objects
+    return arr
+
+
 def _as_float_array(x, name):
     arr = _as_array(x, name)
     if arr.dtype.kind not in "biuf":
@@ -473,7 +488,7 @@ def _unique_labels(y):
 
 
 def _check_y_true(y_true, n_samples):
-    y = _as_array(y_true, "y_true")
+    y = _as_label_array(y_true, "y_true")
     if y.ndim == 2 and y.shape[1] == 1:
         y = y[:, 0]
     if y.ndim != 1:
@@ -556,7 +571,7 @@ def _default_pos_label(classes, arg_name):
 
 
 def _check_labels(labels):
-    lab = _as_array(labels, "labels")
+    lab = _as_label_array(labels, "labels")
     if lab.ndim != 1 or lab.shape[0] == 0:
         raise ValueError(f"labels must be a non-empty 1-D list, got shape {lab.shape}.")
     try:
@@ -634,7 +649,10 @@ def check_calibration_inputs(
     pos_label : int, float, bool or str, default=None
         The positive class of a binary problem. When None, labels in
         ``{0, 1}`` or ``{-1, 1}`` make ``1`` positive; for a two-column
-        ``y_prob`` the second column's class is positive.
+        ``y_prob`` the second column's class is positive. It need not occur
+        in ``y_true``: a sample of one class is valid data (all negatives).
+        It is rejected when absent from ``labels``, or when ``y_true`` holds
+        two other classes.
     labels : array-like of shape (n_classes,), default=None
         The classes in the order of the columns of ``y_prob``.
 

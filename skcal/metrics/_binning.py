@@ -34,7 +34,7 @@ STRATEGIES = ("uniform", "quantile")
 
 # Rows processed per block in `bin_sums`: small enough that the temporaries
 # stay in cache, large enough that the Python loop costs nothing.
-_BLOCK = 1 << 15
+_BLOCK = 1 << 14
 
 # Relative tolerance on cumulative weights when locating weighted quantiles.
 _QUANTILE_RTOL = 1e-10
@@ -81,11 +81,12 @@ class Binning(NamedTuple):
 
     def assign(self, p):
         """Return the bin index, in ``[0, n_bins)``, of each prediction."""
-        return _slots(self, np.asarray(p, dtype=np.float64), shifted=False)
+        slots = _slots(self, np.asarray(p, dtype=np.float64), shifted=False)
+        return slots.astype(np.intp, copy=False)
 
 
 def _slots(binning, p, shifted, out=None):
-    """Bin indices of ``p``.
+    """Bin indices of ``p``, as float64 written into ``out`` when given.
 
     With ``shifted=True`` and uniform bins, return ``ceil(p * n_bins)``
     instead: slot 0 then holds only ``p == 0`` and must be merged into bin 0
@@ -94,12 +95,15 @@ def _slots(binning, p, shifted, out=None):
     if binning.uniform:
         scaled = np.multiply(p, binning.n_bins, out=out)
         np.ceil(scaled, out=scaled)
-        slots = scaled.astype(np.intp)
         if not shifted:
-            np.subtract(slots, 1, out=slots)
-            np.maximum(slots, 0, out=slots)
+            np.subtract(scaled, 1.0, out=scaled)
+            np.maximum(scaled, 0.0, out=scaled)
+        return scaled
+    slots = np.searchsorted(binning.edges[1:-1], p, side="left")
+    if out is None:
         return slots
-    return np.searchsorted(binning.edges[1:-1], p, side="left")
+    np.copyto(out, slots, casting="unsafe")
+    return out
 
 
 def weighted_quantile_edges(p, sample_weight, n_bins):
@@ -203,12 +207,15 @@ def bin_sums(binning, y, p, sample_weight=None, *, moments=False):
     acc = np.zeros((4 if moments else 2, size))
     block = min(_BLOCK, n)
     scratch = np.empty(block)
+    codes = np.empty(block, dtype=np.intp)
     for start in range(0, n, block):
         stop = min(start + block, n)
         pc = p[start:stop]
-        slots = _slots(binning, pc, shifted=True, out=scratch[: stop - start])
-        np.multiply(slots, 2, out=slots)
-        np.add(slots, y[start:stop], out=slots, casting="unsafe")
+        code = _slots(binning, pc, shifted=True, out=scratch[: stop - start])
+        np.multiply(code, 2.0, out=code)
+        np.add(code, y[start:stop], out=code, casting="unsafe")
+        slots = codes[: stop - start]
+        np.copyto(slots, code, casting="unsafe")
         if sample_weight is None:
             acc[0] += np.bincount(slots, minlength=size)
             acc[1] += np.bincount(slots, weights=pc, minlength=size)
