@@ -23,7 +23,15 @@ positive column give identical results under every reduction.
 
 import numpy as np
 
+from skcal._validation import StrOptions
+
 REDUCTIONS = ("auto", "positive", "top_label", "classwise")
+
+# Parameter constraints of every measure that takes a reduction.
+REDUCTION_CONSTRAINTS = {
+    "reduction": [StrOptions(set(REDUCTIONS))],
+    "return_per_class": ["boolean"],
+}
 
 
 def resolve_reduction(data, reduction):

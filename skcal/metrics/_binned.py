@@ -8,7 +8,13 @@ from numbers import Integral
 import numpy as np
 from sklearn.utils import Bunch
 
-from skcal._reduction import REDUCTIONS, binary_views, reduce_measure, resolve_reduction
+from skcal._docstrings import fill_doc
+from skcal._reduction import (
+    REDUCTION_CONSTRAINTS,
+    binary_views,
+    reduce_measure,
+    resolve_reduction,
+)
 from skcal._validation import (
     Interval,
     StrOptions,
@@ -73,11 +79,11 @@ def _binned_error_core(y, p, sample_weight, *, n_bins, strategy, norm, debias):
         **_COMMON_CONSTRAINTS,
         "norm": [StrOptions({"l1", "l2", "max"})],
         "debias": ["boolean"],
-        "reduction": [StrOptions(set(REDUCTIONS))],
-        "return_per_class": ["boolean"],
+        **REDUCTION_CONSTRAINTS,
     },
     prefer_skip_nested_validation=True,
 )
+@fill_doc
 def binned_calibration_error(
     y_true,
     y_prob,
@@ -103,43 +109,20 @@ def binned_calibration_error(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-        True labels.
-    y_prob : array-like of shape (n_samples,) or (n_samples, n_classes)
-        Predicted probabilities: of the positive class (1-D, binary), or one
-        column per class in the order of ``labels`` (or of the sorted labels
-        of ``y_true``), rows summing to 1.
-    sample_weight : array-like of shape (n_samples,), default=None
-        Non-negative sample weights; None gives every sample weight 1.
-    pos_label : int, float, bool or str, default=None
-        The positive class. When None, labels in ``{0, 1}`` or ``{-1, 1}``
-        make 1 positive, and a two-column ``y_prob`` has its positive class
-        in the second column.
-    labels : array-like of shape (n_classes,), default=None
-        The class of each column of ``y_prob``.
-    n_bins : int or "cube_root", default=15
-        Number of bins; ``"cube_root"`` is ``ceil(n ** (1/3))`` for ``n``
-        samples of positive weight.
-    strategy : {"uniform", "quantile"}, default="uniform"
-        ``"uniform"``: bins of equal width on [0, 1]. ``"quantile"``: bins of
-        equal weight, from weighted quantiles of the predictions; identical
-        predictions share a bin, so there may be fewer bins than ``n_bins``.
-        Bins are right-closed, with 0 in the first bin and 1 in the last.
+    %(y_true)s
+    %(y_prob)s
+    %(sample_weight)s
+    %(pos_label)s
+    %(labels)s
+    %(n_bins)s
+    %(strategy)s
     norm : {"l1", "l2", "max"}, default="l1"
         How the per-bin gaps are combined (see Notes).
     debias : bool, default=False
         Subtract the estimated sampling variance of each bin's event rate
         (Kumar et al., 2019). Only defined for ``norm="l2"``.
-    reduction : {"auto", "positive", "top_label", "classwise"}, default="auto"
-        How a multiclass problem is reduced to binary ones. ``"positive"``:
-        the probability of ``pos_label`` against its indicator.
-        ``"top_label"``: the largest probability (confidence) against the
-        correctness of the argmax. ``"classwise"``: every one-vs-rest column,
-        averaged over classes. ``"auto"`` is ``"positive"`` for binary
-        problems and ``"top_label"`` otherwise.
-    return_per_class : bool, default=False
-        With ``reduction="classwise"``, return the value of every class
-        instead of their mean.
+    %(reduction)s
+    %(return_per_class)s
 
     Returns
     -------
@@ -226,11 +209,11 @@ def binned_calibration_error(
 @validate_params(
     {
         **_COMMON_CONSTRAINTS,
-        "reduction": [StrOptions(set(REDUCTIONS))],
-        "return_per_class": ["boolean"],
+        **REDUCTION_CONSTRAINTS,
     },
     prefer_skip_nested_validation=True,
 )
+@fill_doc
 def expected_calibration_error(
     y_true,
     y_prob,
@@ -253,36 +236,15 @@ def expected_calibration_error(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-        True labels.
-    y_prob : array-like of shape (n_samples,) or (n_samples, n_classes)
-        Predicted probabilities: of the positive class (1-D, binary), or one
-        column per class in the order of ``labels`` (or of the sorted labels
-        of ``y_true``), rows summing to 1.
-    sample_weight : array-like of shape (n_samples,), default=None
-        Non-negative sample weights; None gives every sample weight 1.
-    pos_label : int, float, bool or str, default=None
-        The positive class. When None, labels in ``{0, 1}`` or ``{-1, 1}``
-        make 1 positive, and a two-column ``y_prob`` has its positive class
-        in the second column.
-    labels : array-like of shape (n_classes,), default=None
-        The class of each column of ``y_prob``.
-    n_bins : int or "cube_root", default=15
-        Number of bins; ``"cube_root"`` is ``ceil(n ** (1/3))`` for ``n``
-        samples of positive weight.
-    strategy : {"uniform", "quantile"}, default="uniform"
-        ``"uniform"``: bins of equal width on [0, 1]. ``"quantile"``: bins of
-        equal weight, from weighted quantiles of the predictions.
-    reduction : {"auto", "positive", "top_label", "classwise"}, default="auto"
-        How a multiclass problem is reduced to binary ones. ``"positive"``:
-        the probability of ``pos_label`` against its indicator.
-        ``"top_label"``: the largest probability (confidence) against the
-        correctness of the argmax. ``"classwise"``: every one-vs-rest column,
-        averaged over classes. ``"auto"`` is ``"positive"`` for binary
-        problems and ``"top_label"`` otherwise.
-    return_per_class : bool, default=False
-        With ``reduction="classwise"``, return the value of every class
-        instead of their mean.
+    %(y_true)s
+    %(y_prob)s
+    %(sample_weight)s
+    %(pos_label)s
+    %(labels)s
+    %(n_bins)s
+    %(strategy)s
+    %(reduction)s
+    %(return_per_class)s
 
     Returns
     -------
@@ -345,6 +307,7 @@ def expected_calibration_error(
     },
     prefer_skip_nested_validation=True,
 )
+@fill_doc
 def reliability_table(
     y_true,
     y_prob,
@@ -365,27 +328,13 @@ def reliability_table(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-        True labels.
-    y_prob : array-like of shape (n_samples,) or (n_samples, n_classes)
-        Predicted probabilities: of the positive class (1-D, binary), or one
-        column per class in the order of ``labels`` (or of the sorted labels
-        of ``y_true``), rows summing to 1.
-    sample_weight : array-like of shape (n_samples,), default=None
-        Non-negative sample weights; None gives every sample weight 1.
-    pos_label : int, float, bool or str, default=None
-        The positive class; on a multiclass problem, with
-        ``reduction="positive"``, the class whose one-vs-rest column is
-        tabulated.
-    labels : array-like of shape (n_classes,), default=None
-        The class of each column of ``y_prob``.
-    n_bins : int or "cube_root", default=15
-        Number of bins; ``"cube_root"`` is ``ceil(n ** (1/3))`` for ``n``
-        samples of positive weight.
-    strategy : {"uniform", "quantile"}, default="uniform"
-        ``"uniform"``: bins of equal width on [0, 1]. ``"quantile"``: bins of
-        equal weight, from weighted quantiles of the predictions; identical
-        predictions share a bin, so there may be fewer bins than ``n_bins``.
+    %(y_true)s
+    %(y_prob)s
+    %(sample_weight)s
+    %(pos_label)s
+    %(labels)s
+    %(n_bins)s
+    %(strategy)s
     reduction : {"auto", "positive", "top_label"}, default="auto"
         ``"positive"``: the probability of ``pos_label``; ``"top_label"``:
         the confidence against the correctness of the argmax; ``"auto"`` is
