@@ -23,14 +23,17 @@ y_prob : array-like of shape (n_samples,) or (n_samples, n_classes)
 sample_weight : array-like of shape (n_samples,), default=None
     Non-negative sample weights; None gives every sample weight 1.""",
     "pos_label": """\
-pos_label : int, float, bool or str, default=None
+pos_label : int, float, bool, str or other hashable label, default=None
     The positive class. When None, labels in ``{0, 1}`` or ``{-1, 1}``
     make 1 positive, and a two-column ``y_prob`` has its positive class
-    in the second column. On a multiclass problem, it names the class of
-    ``reduction="positive"``.""",
+    in the second column. It need not occur in ``y_true`` (a sample of
+    one class is valid data). On a multiclass problem, it selects the
+    one-vs-rest view of that class (``reduction="positive"``).""",
     "labels": """\
 labels : array-like of shape (n_classes,), default=None
-    The class of each column of ``y_prob``.""",
+    The class of each column of ``y_prob``. When None, the columns follow
+    the sorted labels of ``y_true``, or the column names of a pandas
+    ``y_prob`` when they are exactly those labels.""",
     "n_bins": """\
 n_bins : int or "cube_root", default=15
     Number of bins; ``"cube_root"`` is ``ceil(n ** (1/3))`` for ``n``
@@ -40,7 +43,10 @@ strategy : {"uniform", "quantile"}, default="uniform"
     ``"uniform"``: bins of equal width on [0, 1]. ``"quantile"``: bins of
     equal weight, from weighted quantiles of the predictions; identical
     predictions share a bin, so there may be fewer bins than ``n_bins``.
-    Bins are right-closed, with 0 in the first bin and 1 in the last.""",
+    Bins are right-closed, with 0 in the first bin and 1 in the last; a
+    prediction equal to an edge lies in the bin below it. A quantile edge
+    is the smallest prediction whose cumulative weight reaches the level,
+    up to a relative rounding tolerance of 1e-10.""",
     "reduction": """\
 reduction : {"auto", "positive", "top_label", "classwise"}, default="auto"
     How a multiclass problem is reduced to binary ones. ``"positive"``:
@@ -65,5 +71,6 @@ def fill_doc(func):
         indent, name = match.groups()
         return textwrap.indent(_SHARED[name], indent)
 
-    func.__doc__ = _PLACEHOLDER.sub(replace, func.__doc__)
+    if func.__doc__ is not None:  # docstrings are stripped under python -OO
+        func.__doc__ = _PLACEHOLDER.sub(replace, func.__doc__)
     return func

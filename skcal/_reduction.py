@@ -5,18 +5,20 @@ explicit ``reduction=`` parameter of every measure, and this module is the one
 place that turns validated data (:class:`skcal._validation.CalibrationData`)
 into the binary ``(y, p)`` pairs a measure's core works on:
 
-* ``"positive"`` (binary default): ``y = 1{y_true == pos_label}``,
-  ``p = P(pos_label)``. On a multiclass problem it needs ``pos_label`` and
-  gives the one-vs-rest view of that class.
+* ``"positive"`` (binary default, and multiclass default when ``pos_label``
+  is given): ``y = 1{y_true == pos_label}``, ``p = P(pos_label)``. On a
+  multiclass problem it is the one-vs-rest view of that class.
 * ``"top_label"`` (multiclass default, *confidence calibration*):
   ``p = max_k p_k`` and ``y = 1{argmax_k p_k == y_true}``; ties in the argmax
   go to the first class in column order.
 * ``"classwise"``: the measure on every one-vs-rest column ``(1{y_true == k},
   p_k)``, averaged over the classes with equal weight.
 
-A binary problem is always held as the positive-class probability ``p``; its
-two-column form is ``[1 - p, p]``, so a ``(n, 2)`` input and its 1-D
-positive column give identical results under every reduction.
+A binary problem is always held as the positive-class probability ``p``, the
+other class having ``1 - p``, so a ``(n, 2)`` input and its 1-D positive
+column give identical results under every reduction. Classwise values follow
+the column order of the input (``[negative, positive]`` for 1-D input), and
+top-label ties go to the first column.
 """
 
 # SPDX-License-Identifier: BSD-3-Clause
@@ -37,7 +39,8 @@ REDUCTION_CONSTRAINTS = {
 def resolve_reduction(data, reduction):
     """Resolve ``"auto"`` and check that the reduction applies to ``data``."""
     if reduction == "auto":
-        return "positive" if data.binary else "top_label"
+        # A pos_label given for a multiclass problem asks for its column.
+        return "positive" if data.pos_index is not None else "top_label"
     if reduction == "positive" and not data.binary and data.pos_index is None:
         raise ValueError(
             f'reduction="positive" on a problem with {len(data.classes)} classes needs '
@@ -78,7 +81,11 @@ def binary_views(data, reduction):
             yield _indicator(y_all == k), np.ascontiguousarray(p_all[:, k])
     elif reduction == "top_label":
         if data.binary:
-            predicted_positive = p_all > 0.5  # ties go to the first column, 1 - p
+            # Ties (p = 1/2) go to the first class in column order.
+            if data.pos_index == 0:
+                predicted_positive = p_all >= 0.5
+            else:
+                predicted_positive = p_all > 0.5
             yield (
                 _indicator(predicted_positive == y_all),
                 np.where(predicted_positive, p_all, 1.0 - p_all),
@@ -89,8 +96,11 @@ def binary_views(data, reduction):
             yield _indicator(predicted == y_all), confidence
     elif reduction == "classwise":
         if data.binary:
-            yield _indicator(~y_all), 1.0 - p_all
-            yield _indicator(y_all), p_all
+            negative = (_indicator(~y_all), 1.0 - p_all)
+            positive = (_indicator(y_all), p_all)
+            yield from (
+                (positive, negative) if data.pos_index == 0 else (negative, positive)
+            )
         else:
             for k in range(p_all.shape[1]):
                 yield _indicator(y_all == k), np.ascontiguousarray(p_all[:, k])

@@ -22,10 +22,12 @@ import contextvars
 import functools
 import inspect
 import math
+import sys
 from numbers import Integral, Real
 from typing import NamedTuple
 
 import numpy as np
+from scipy.sparse import issparse
 
 __all__ = [
     "CalibrationData",
@@ -357,21 +359,21 @@ class CalibrationData(NamedTuple):
     Attributes
     ----------
     y_true : ndarray of shape (n_samples,)
-        Class indices into ``classes``: a boolean array (True = positive class)
-        when ``binary``, else integers in ``[0, n_classes)``.
+        When ``binary``, a boolean array, True for the positive class
+        ``classes[pos_index]``; else class indices in ``[0, n_classes)``.
     y_prob : ndarray of shape (n_samples,) or (n_samples, n_classes)
-        float64; the probability of ``classes[1]`` when ``binary``, else the
-        matrix whose columns follow ``classes``.
+        float64; the probability of the positive class when ``binary``, else
+        the matrix whose columns follow ``classes``.
     sample_weight : ndarray of shape (n_samples,) or None
         float64 non-negative weights with a positive sum, or None.
     classes : ndarray
-        The labels: ``[negative, positive]`` when ``binary``, else the labels
-        in column order.
+        The labels in column order; for a 1-D ``y_prob``,
+        ``[negative, positive]``.
     binary : bool
         Whether the problem has two classes.
     pos_index : int or None
-        The column of ``pos_label`` in a multiclass problem (None when it was
-        not given); always 1 for a binary problem.
+        The column of ``pos_label`` in ``classes``; None for a multiclass
+        problem when ``pos_label`` was not given.
     """
 
     y_true: np.ndarray
@@ -382,10 +384,28 @@ class CalibrationData(NamedTuple):
     pos_index: int | None
 
 
-def _as_array(x, name):
-    """Convert an array-like to a numpy array without copying when possible."""
+def _as_array(x, name, dtype=None):
+    """Convert an array-like to a numpy array, without copying when possible.
+
+    pandas objects go through ``to_numpy``, with nullable dtypes (``Int64``,
+    ``Float64``, ``boolean``) mapped to their numpy dtype when they hold no
+    missing value; sparse matrices are refused.
+    """
+    if issparse(x):
+        raise TypeError(f"{name} is a sparse matrix; pass a dense array.")
     if hasattr(x, "to_numpy") and not isinstance(x, np.ndarray):
-        x = x.to_numpy()
+        if dtype is not None:
+            try:
+                return x.to_numpy(dtype=dtype, na_value=np.nan)
+            except (TypeError, ValueError) as exc:
+                raise TypeError(
+                    f"{name} must hold real numbers; its values could not be "
+                    f"converted to floats ({exc})."
+                ) from exc
+        numpy_dtype = getattr(getattr(x, "dtype", None), "numpy_dtype", None)
+        if numpy_dtype is not None and not x.isna().any():
+            return x.to_numpy(dtype=numpy_dtype)
+        return x.to_numpy()
     try:
         return np.asarray(x)
     except ValueError as exc:  # ragged nested sequences
@@ -407,13 +427,31 @@ def _as_label_array(x, name):
     return arr
 
 
+def _float_precision(x):
+    """Machine epsilon of the least precise float dtype of an input."""
+    if hasattr(x, "columns"):  # a data frame: one dtype per column
+        dtypes = list(x.dtypes)
+    else:
+        dtypes = [getattr(x, "dtype", None)]
+    eps = np.finfo(np.float64).eps
+    for dtype in dtypes:
+        dtype = getattr(dtype, "numpy_dtype", dtype)
+        if isinstance(dtype, np.dtype) and dtype.kind == "f":
+            eps = max(eps, float(np.finfo(dtype).eps))
+    return eps
+
+
 def _as_float_array(x, name):
-    arr = _as_array(x, name)
+    """A float64 array (a view when the input already is one) and its precision."""
+    eps = _float_precision(x)
+    arr = _as_array(x, name, dtype=np.float64 if hasattr(x, "to_numpy") else None)
     if arr.dtype.kind not in "biuf":
         raise TypeError(
             f"{name} must hold real numbers, got an array of dtype {arr.dtype}."
         )
-    return arr
+    if arr.dtype.kind == "f":
+        eps = max(eps, float(np.finfo(arr.dtype).eps))
+    return arr.astype(np.float64, copy=False), eps
 
 
 def _finite_range(arr, name):
@@ -443,22 +481,27 @@ def check_sample_weight(sample_weight, n_samples):
     """
     if sample_weight is None:
         return None
-    w = _as_float_array(sample_weight, "sample_weight")
+    w, _ = _as_float_array(sample_weight, "sample_weight")
     if w.ndim != 1:
         raise ValueError(f"sample_weight must be 1-D, got an array of shape {w.shape}.")
     if w.shape[0] != n_samples:
         raise ValueError(
             f"sample_weight has {w.shape[0]} entries but there are {n_samples} samples."
         )
-    w = w.astype(np.float64, copy=False)
     lo, _ = _finite_range(w, "sample_weight")
     if lo < 0:
         n_negative = int(np.count_nonzero(w < 0))
         raise ValueError(f"sample_weight contains {n_negative} negative value(s).")
-    if not w.sum() > 0:
+    total = w.sum()
+    if not total > 0:
         raise ValueError(
             f"sample_weight: all {n_samples} weights are zero; at least one must be "
             "positive."
+        )
+    if not np.isfinite(total):
+        raise ValueError(
+            f"sample_weight sums to infinity over {n_samples} samples; divide the "
+            "weights by a constant (only their ratios matter)."
         )
     return w
 
@@ -508,16 +551,29 @@ def _check_y_true(y_true, n_samples):
         if n_nan:
             raise ValueError(f"y_true contains {n_nan} NaN or infinite value(s).")
     elif y.dtype.kind == "O":
-        n_none = sum(1 for v in y if v is None or (isinstance(v, float) and v != v))
-        if n_none:
+        pandas_na = getattr(sys.modules.get("pandas"), "NA", None)
+        n_missing, all_str = 0, True
+        for v in y:
+            if (
+                v is None
+                or v is pandas_na
+                or (isinstance(v, (float, np.floating)) and v != v)
+            ):
+                n_missing += 1
+            elif all_str and not isinstance(v, str):
+                all_str = False
+        if n_missing:
             raise ValueError(
-                f"y_true contains {n_none} missing value(s) (None or NaN)."
+                f"y_true contains {n_missing} missing value(s) (None, NaN or NA)."
             )
+        if all_str:
+            # Fixed-width strings sort (and so are checked) much faster.
+            y = y.astype(str)
     return y
 
 
 def _check_y_prob(y_prob):
-    p = _as_float_array(y_prob, "y_prob")
+    p, eps = _as_float_array(y_prob, "y_prob")
     if p.ndim == 0:
         raise ValueError("y_prob must be 1-D or 2-D, got a scalar.")
     if p.ndim > 2:
@@ -528,8 +584,6 @@ def _check_y_prob(y_prob):
         raise ValueError("y_prob has 0 columns: it needs one column per class.")
     if p.ndim == 2 and p.shape[1] == 1:
         p = p[:, 0]
-    in_dtype = p.dtype
-    p = p.astype(np.float64, copy=False)
     lo, hi = _finite_range(p, "y_prob")
     if lo < 0 or hi > 1:
         n_bad = int(np.count_nonzero((p < 0) | (p > 1)))
@@ -538,7 +592,6 @@ def _check_y_prob(y_prob):
             f"{hi:.6g}); pass probabilities, not scores or logits."
         )
     if p.ndim == 2:
-        eps = np.finfo(in_dtype).eps if in_dtype.kind == "f" else 0.0
         tol = max(1e-6, p.shape[1] * eps)
         dev = np.abs(p.sum(axis=1) - 1.0)
         n_bad = int(np.count_nonzero(dev > tol))
@@ -554,14 +607,17 @@ def _check_y_prob(y_prob):
 _BINARY_LABEL_SETS = ({0, 1}, {-1, 1})
 
 
+def _is_default_binary(classes):
+    """Whether labels are numeric and within {0, 1} or {-1, 1}."""
+    if classes.dtype.kind not in "biuf":
+        return False
+    values = set(classes.tolist())
+    return any(values <= s for s in _BINARY_LABEL_SETS)
+
+
 def _default_pos_label(classes, arg_name):
     """scikit-learn's rule: labels in {0, 1} or {-1, 1} make 1 the positive class."""
-    try:
-        values = set(classes.tolist())
-        numeric = classes.dtype.kind in "biuf"
-    except TypeError:
-        values, numeric = set(), False
-    if numeric and any(values <= s for s in _BINARY_LABEL_SETS):
+    if _is_default_binary(classes):
         return 1
     shown = ", ".join(repr(c) for c in classes.tolist())
     raise ValueError(
@@ -607,6 +663,16 @@ def _encode(y, classes, arg_name="y_true"):
             f"{classes.tolist()}, e.g. {examples}."
         )
     return order[pos_clipped]
+
+
+def _same_set(a, b):
+    """Whether two arrays of labels hold the same distinct values."""
+    if a.shape[0] != b.shape[0]:
+        return False
+    try:
+        return set(a.tolist()) == set(b.tolist())
+    except TypeError:
+        return False
 
 
 def _same_label(a, b):
@@ -667,6 +733,11 @@ def check_calibration_inputs(
     w = check_sample_weight(sample_weight, n)
     lab = None if labels is None else _check_labels(labels)
     seen = _unique_labels(y)
+    if lab is None and p.ndim == 2 and hasattr(y_prob, "columns"):
+        # A data frame whose column names are the classes says which is which.
+        columns = _as_label_array(list(y_prob.columns), "y_prob.columns")
+        if _same_set(columns, seen):
+            lab = columns
 
     n_cols = 1 if p.ndim == 1 else p.shape[1]
     if n_cols == 1:
@@ -703,7 +774,9 @@ def check_calibration_inputs(
         if lab is not None:
             _encode(y, lab)  # rejects labels outside `labels`
         neg = negatives[0] if negatives else (0 if pos_label == 1 else None)
-        classes = np.array([neg, pos_label], dtype=object if neg is None else None)
+        classes = np.array([neg, pos_label], dtype=object)
+        if type(neg) is type(pos_label):
+            classes = classes.astype(np.asarray([neg, pos_label]).dtype)
         y_index = y == pos_label
         if not isinstance(y_index, np.ndarray):
             # Comparison of incompatible types (e.g. str labels, int pos_label).
@@ -721,12 +794,7 @@ def check_calibration_inputs(
         classes = lab
     elif seen.shape[0] == n_cols:
         classes = seen
-    elif (
-        n_cols == 2
-        and seen.shape[0] == 1
-        and seen.dtype.kind in "biuf"
-        and any(set(seen.tolist()) <= s for s in _BINARY_LABEL_SETS)
-    ):
+    elif n_cols == 2 and seen.shape[0] == 1 and _is_default_binary(seen):
         classes = np.array([-1 if seen[0] == -1 else 0, 1], dtype=seen.dtype)
     else:
         raise ValueError(
@@ -736,18 +804,14 @@ def check_calibration_inputs(
         )
     y_index = _encode(y, classes)
     if n_cols == 2:
-        if pos_label is None:
-            pos_col = 1
-        else:
-            pos_col = _class_index(classes, pos_label)
-        binary_classes = classes[[1 - pos_col, pos_col]]
+        pos_col = 1 if pos_label is None else _class_index(classes, pos_label)
         return CalibrationData(
             _readonly(y_index == pos_col),
             _readonly(p[:, pos_col]),
             _readonly(w),
-            binary_classes,
+            classes,
             True,
-            1,
+            pos_col,
         )
     pos_index = None if pos_label is None else _class_index(classes, pos_label)
     return CalibrationData(

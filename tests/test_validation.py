@@ -726,17 +726,17 @@ def test_calibration_data_string_labels(pos_label, classes, indicator):
     [
         (None, 1, ["a", "b"], [False, True, False]),
         ("b", 1, ["a", "b"], [False, True, False]),
-        ("a", 0, ["b", "a"], [True, False, True]),
+        ("a", 0, ["a", "b"], [True, False, True]),
     ],
 )
 def test_calibration_data_two_columns_select_pos_label(
     pos_label, column, classes, indicator
 ):
-    """Check that a (n, 2) y_prob keeps the column of pos_label."""
+    """Check that a (n, 2) y_prob keeps the column of pos_label, classes in order."""
     y_prob = np.array([[0.9, 0.1], [0.8, 0.2], [0.7, 0.3]])
     data = check_calibration_inputs(["a", "b", "a"], y_prob, pos_label=pos_label)
     assert data.binary is True
-    assert data.pos_index == 1
+    assert data.pos_index == column
     assert data.y_prob.ndim == 1
     assert_array_equal(data.y_prob, y_prob[:, column])
     assert_array_equal(data.classes, classes)

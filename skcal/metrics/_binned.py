@@ -49,6 +49,10 @@ def _bin_gaps(y, p, sample_weight, n_bins, strategy, moments=False):
 
 def _binned_error_core(y, p, sample_weight, *, n_bins, strategy, norm, debias):
     """The binned calibration error of one binary view (float64 inputs)."""
+    if debias and sample_weight is not None:
+        # Squared weights under- or overflow at extreme scales; only ratios
+        # matter, so bring the largest weight to 1.
+        sample_weight = sample_weight / sample_weight.max()
     _, sums, mean_p, mean_y = _bin_gaps(
         y, p, sample_weight, n_bins, strategy, moments=debias
     )
@@ -66,7 +70,9 @@ def _binned_error_core(y, p, sample_weight, *, n_bins, strategy, norm, debias):
         count = sums.count[nonempty]
         n_eff = sums.weight[nonempty] ** 2 / sums.sum_w2[nonempty]
         rate = mean_y[nonempty]
-        enough = count >= 2
+        # A bin whose weight sits on one row (n_eff = 1 to rounding) is a
+        # single observation, whatever the count of negligible weights.
+        enough = (count >= 2) & (n_eff - 1.0 > 1e-9)
         correction = np.zeros_like(squared)
         correction[enough] = rate[enough] * (1.0 - rate[enough]) / (n_eff[enough] - 1.0)
         squared = np.where(enough, squared - correction, 0.0)
@@ -158,7 +164,9 @@ def binned_calibration_error(
 
     where :math:`n_m` counts the rows of positive weight in bin :math:`m`
     and :math:`n^{\mathrm{eff}}_m = W_m^2 / \sum_{i \in B_m} w_i^2` is its
-    effective size (:math:`n_m` itself when unweighted, as in the paper).
+    effective size (:math:`n_m` itself when unweighted, as in the paper); a
+    bin with :math:`n^{\mathrm{eff}}_m - 1 \le 10^{-9}` counts as a single
+    row.
     The effective size keeps the estimator invariant to rescaling the
     weights; integer weights are therefore *not* equivalent to repeated
     rows for this estimator (repetition changes the sample size, which the
@@ -166,7 +174,10 @@ def binned_calibration_error(
 
     Empty bins contribute nothing. ``"classwise"`` averages the per-class
     errors (Kumar et al.'s *marginal* L2 error averages squares before the
-    root instead).
+    root instead). Equal-mass bins are the weighted quantiles described
+    under ``strategy``; Kumar et al.'s code splits the sorted predictions
+    into chunks and puts edges midway between them, which can give slightly
+    different bins.
 
     References
     ----------
@@ -345,7 +356,8 @@ def reliability_table(
     Returns
     -------
     table : :class:`~sklearn.utils.Bunch`
-        Arrays of shape (n_bins,), one entry per bin in increasing order:
+        Arrays with one entry per bin in increasing order (``n_bins`` of
+        them, or fewer for ``"quantile"`` when ties merge edges):
 
         - ``bin_lower``, ``bin_upper``: the edges; the bin is
           ``(bin_lower, bin_upper]``, and the first one also holds 0;

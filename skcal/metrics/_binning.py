@@ -8,12 +8,12 @@ Bins are right-closed, ``(e_j, e_{j+1}]``, except the first, which is
 ``[0, e_1]``: a prediction of exactly 0 lies in the first bin and one of
 exactly 1 in the last, as in :func:`sklearn.calibration.calibration_curve`.
 
-* ``"uniform"``: ``e_j = j / n_bins``. The bin of ``p`` is computed as
-  ``ceil(p * n_bins) - 1`` in floating point (0 for ``p = 0``), an O(n)
-  operation. A prediction within one unit in the last place of an inner edge
-  may therefore fall on the other side of it than in
-  ``calibration_curve``, whose ``linspace`` edges differ from ``j / n_bins``
-  by as much themselves; all other predictions get the same bin.
+* ``"uniform"``: ``e_j = j / n_bins`` (the float nearest to it). A
+  prediction equal to an edge, such as 0.28 with 25 bins, lies in the bin
+  below it. The bin is found by arithmetic in O(1), with an exact
+  comparison for predictions within rounding error of an edge. This agrees
+  with ``calibration_curve`` except where its ``linspace`` edges differ
+  from ``j / n_bins`` in the last bit.
 * ``"quantile"``: inner edges are the weighted quantiles of the predictions
   at levels ``j / n_bins`` (the inverted empirical distribution function:
   the smallest prediction whose cumulative weight reaches ``j / n_bins`` of
@@ -34,10 +34,15 @@ STRATEGIES = ("uniform", "quantile")
 
 # Rows processed per block in `bin_sums`: small enough that the temporaries
 # stay in cache, large enough that the Python loop costs nothing.
-_BLOCK = 1 << 14
+_BLOCK = 1 << 15
 
 # Relative tolerance on cumulative weights when locating weighted quantiles.
 _QUANTILE_RTOL = 1e-10
+
+# Predictions with p * n_bins within n_bins * _EDGE_RTOL of an integer are
+# placed by comparison with the edges (rounding of p * n_bins and of
+# j / n_bins is at most n_bins * 2**-52 in that scale).
+_EDGE_RTOL = 2.0**-44
 
 
 def resolve_n_bins(n_bins, n_samples):
@@ -81,29 +86,36 @@ class Binning(NamedTuple):
 
     def assign(self, p):
         """Return the bin index, in ``[0, n_bins)``, of each prediction."""
-        slots = _slots(self, np.asarray(p, dtype=np.float64), shifted=False)
-        return slots.astype(np.intp, copy=False)
+        p = np.asarray(p, dtype=np.float64)
+        slots = _slots(self, p, np.empty_like(p), np.empty_like(p))
+        return np.maximum(slots - 1, 0).astype(np.intp)
 
 
-def _slots(binning, p, shifted, out=None):
-    """Bin indices of ``p``, as float64 written into ``out`` when given.
+def _slots(binning, p, out, work):
+    """Write the *slot* of each prediction, as float64, into ``out``.
 
-    With ``shifted=True`` and uniform bins, return ``ceil(p * n_bins)``
-    instead: slot 0 then holds only ``p == 0`` and must be merged into bin 0
-    by the caller. This saves two passes over the data in `bin_sums`.
+    The slot is the number of edges ``e_0 = 0, ..., e_{n_bins - 1}`` strictly
+    below ``p``: ``j + 1`` for a prediction in bin ``j``, and 0 for ``p = 0``,
+    which callers merge into bin 0. For uniform bins it is ``ceil(p * n_bins)``
+    in floating point, checked against the edges only for the rare
+    predictions whose ``p * n_bins`` lies within rounding error of an integer:
+    the result equals a binary search over the edges, in O(1) per prediction.
     """
-    if binning.uniform:
-        scaled = np.multiply(p, binning.n_bins, out=out)
-        np.ceil(scaled, out=scaled)
-        if not shifted:
-            np.subtract(scaled, 1.0, out=scaled)
-            np.maximum(scaled, 0.0, out=scaled)
-        return scaled
-    slots = np.searchsorted(binning.edges[1:-1], p, side="left")
-    if out is None:
-        return slots
-    np.copyto(out, slots, casting="unsafe")
-    return out
+    if not binning.uniform:
+        np.copyto(out, np.searchsorted(binning.edges, p, side="left"), casting="unsafe")
+        return out
+    n_bins = binning.n_bins
+    scaled = np.multiply(p, n_bins, out=work)
+    slots = np.ceil(scaled, out=out)
+    # Distance of p * n_bins to the nearest integer, folded as |d - 1/2|.
+    np.subtract(slots, scaled, out=scaled)
+    np.subtract(scaled, 0.5, out=scaled)
+    np.abs(scaled, out=scaled)
+    near = scaled >= 0.5 - n_bins * _EDGE_RTOL
+    if near.any():
+        idx = np.flatnonzero(near)
+        slots[idx] = np.searchsorted(binning.edges, p[idx], side="left")
+    return slots
 
 
 def weighted_quantile_edges(p, sample_weight, n_bins):
@@ -200,18 +212,20 @@ def bin_sums(binning, y, p, sample_weight=None, *, moments=False):
     sums : BinSums
     """
     n = p.shape[0]
-    n_slots = binning.n_bins + (1 if binning.uniform else 0)
-    # Each row goes to slot 2 * bin + y, so that one bincount gives both the
-    # weight of the bin and the weight of its events.
-    size = 2 * n_slots
+    # Slot 0 holds the predictions equal to 0 (merged into bin 0 below); each
+    # row goes to code 2 * slot + y, so that one bincount gives both the
+    # weight of a bin and the weight of its events.
+    size = 2 * (binning.n_bins + 1)
     acc = np.zeros((4 if moments else 2, size))
-    block = min(_BLOCK, n)
-    scratch = np.empty(block)
+    # Blocks keep temporaries in cache; with many bins they grow, so that the
+    # O(n_bins) work per block stays O(n) in total.
+    block = min(max(_BLOCK, 4 * size), n)
+    slot_buffer, work = np.empty(block), np.empty(block)
     codes = np.empty(block, dtype=np.intp)
     for start in range(0, n, block):
         stop = min(start + block, n)
         pc = p[start:stop]
-        code = _slots(binning, pc, shifted=True, out=scratch[: stop - start])
+        code = _slots(binning, pc, slot_buffer[: stop - start], work[: stop - start])
         np.multiply(code, 2.0, out=code)
         np.add(code, y[start:stop], out=code, casting="unsafe")
         slots = codes[: stop - start]
@@ -230,10 +244,8 @@ def bin_sums(binning, y, p, sample_weight=None, *, moments=False):
         acc[2] = acc[3] = acc[0]
     events = acc[0, 1::2].copy()
     totals = acc[:, 0::2] + acc[:, 1::2]
-    if binning.uniform:
-        # Slot 0 holds the predictions equal to 0: they belong to the first bin.
-        totals[:, 1] += totals[:, 0]
-        events[1] += events[0]
-        totals, events = totals[:, 1:], events[1:]
+    totals[:, 1] += totals[:, 0]
+    events[1] += events[0]
+    totals, events = totals[:, 1:], events[1:]
     count, sum_w2 = (totals[2], totals[3]) if moments else (None, None)
     return BinSums(totals[0], totals[1], events, count, sum_w2)
