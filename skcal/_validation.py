@@ -492,7 +492,8 @@ def check_sample_weight(sample_weight, n_samples):
     if lo < 0:
         n_negative = int(np.count_nonzero(w < 0))
         raise ValueError(f"sample_weight contains {n_negative} negative value(s).")
-    total = w.sum()
+    with np.errstate(over="ignore"):
+        total = w.sum()
     if not total > 0:
         raise ValueError(
             f"sample_weight: all {n_samples} weights are zero; at least one must be "

@@ -104,3 +104,49 @@ def test_views_do_not_copy_binary_input():
     ((_, view),) = binary_views(data, "positive")
     assert np.shares_memory(view, p)
     assert not view.flags.writeable
+
+
+@pytest.mark.parametrize(
+    "y_prob, kwargs",
+    [
+        ([[0.5, 0.5], [0.5, 0.5], [0.9, 0.1]], {}),
+        ([[0.5, 0.5], [0.5, 0.5], [0.9, 0.1]], {"pos_label": 0}),
+        ([[0.5, 0.5], [0.5, 0.5], [0.9, 0.1]], {"labels": [0, 1], "pos_label": 0}),
+    ],
+)
+def test_binary_top_label_ties_follow_column_order(y_prob, kwargs):
+    """Check that binary top-label ties go to the first column whatever pos_label is.
+
+    Regression test: the tie went to the negative class, so pos_label=0 flipped it.
+    """
+    y_true = [0, 0, 0]
+    expected = expected_calibration_error(
+        y_true, np.c_[np.asarray(y_prob), np.zeros(3)], labels=[0, 1, 2]
+    )
+    assert_allclose(
+        expected_calibration_error(y_true, y_prob, reduction="top_label", **kwargs),
+        expected,
+    )
+
+
+def test_binary_classwise_vector_follows_column_order():
+    """Check that per-class values of a binary (n, 2) input follow its columns."""
+    p = np.array([[0.8, 0.2], [0.3, 0.7], [0.6, 0.4]])
+    y = ["a", "b", "b"]
+    forward = expected_calibration_error(
+        y, p, reduction="classwise", return_per_class=True, n_bins=4
+    )
+    swapped = expected_calibration_error(
+        y, p, reduction="classwise", return_per_class=True, n_bins=4, pos_label="a"
+    )
+    assert_allclose(forward, swapped)
+    column_a = expected_calibration_error(np.array(y) == "a", p[:, 0], n_bins=4)
+    assert_allclose(forward[0], column_a)
+
+
+def test_pos_label_selects_the_multiclass_view():
+    """Check that pos_label with reduction="auto" gives that class's view."""
+    got = expected_calibration_error(Y, PROB, pos_label="c", n_bins=4)
+    expected = expected_calibration_error(Y == "c", PROB[:, 2], n_bins=4)
+    assert_allclose(got, expected)
+    assert got != expected_calibration_error(Y, PROB, n_bins=4)

@@ -1024,3 +1024,109 @@ def test_single_class_with_other_pos_label_is_all_negative(y_true, pos_label):
     assert_allclose(
         expected_calibration_error(y_true, p, pos_label=pos_label, n_bins=1), 0.2
     )
+
+
+# ---------------------------------------------------------------------------
+# Regression tests from the first review
+# ---------------------------------------------------------------------------
+
+
+def test_pandas_nullable_dtypes_are_accepted():
+    """Check that pandas nullable inputs give the value of plain numpy inputs."""
+    y_prob = np.array(
+        [[0.7, 0.2, 0.1], [0.2, 0.5, 0.3], [0.1, 0.1, 0.8], [0.6, 0.3, 0.1]]
+    )
+    y_true = np.array([0, 1, 2, 1])
+    expected = expected_calibration_error(y_true, y_prob, n_bins=3)
+    frame = pd.DataFrame(y_prob).astype("Float64")
+    assert (
+        expected_calibration_error(pd.Series(y_true, dtype="Int64"), frame, n_bins=3)
+        == expected
+    )
+    binary = expected_calibration_error([True, False, True], [0.9, 0.4, 0.6])
+    assert (
+        expected_calibration_error(
+            pd.Series([True, False, True], dtype="boolean"),
+            pd.Series([0.9, 0.4, 0.6], dtype="Float64"),
+        )
+        == binary
+    )
+    names = pd.Series(["b", "a", "b"], dtype="string")
+    assert expected_calibration_error(names, [0.9, 0.4, 0.6], pos_label="b") == binary
+
+
+@pytest.mark.parametrize(
+    "y_true",
+    [
+        pd.Series(["a", pd.NA, "b"], dtype="string"),
+        pd.Series([0, pd.NA, 1], dtype="Int64"),
+        np.array(["a", np.float32("nan"), "b"], dtype=object),
+    ],
+    ids=["string-NA", "Int64-NA", "float32-nan-object"],
+)
+def test_missing_labels_of_other_kinds_are_rejected(y_true):
+    """Check that pandas NA and numpy float NaN labels count as missing values."""
+    with pytest.raises(ValueError, match=r"y_true contains 1 (missing|NaN)"):
+        expected_calibration_error(y_true, [0.1, 0.2, 0.3], pos_label="b")
+
+
+def test_missing_probabilities_in_nullable_frame_are_rejected():
+    """Check that NA in a nullable Float64 y_prob is reported as NaN."""
+    frame = pd.DataFrame({"p": [0.2, None, 0.4]}, dtype="Float64")["p"]
+    with pytest.raises(ValueError, match=r"y_prob contains 1 NaN"):
+        expected_calibration_error([0, 1, 1], frame)
+
+
+def test_sparse_y_prob_is_rejected():
+    """Check that a sparse y_prob gets a clear TypeError."""
+    from scipy.sparse import csr_matrix
+
+    with pytest.raises(TypeError, match=r"y_prob is a sparse matrix"):
+        expected_calibration_error(
+            [0, 1], csr_matrix(np.array([[0.3, 0.7], [0.4, 0.6]]))
+        )
+
+
+def test_data_frame_column_names_name_the_classes():
+    """Check that a y_prob data frame whose columns are the classes is read by name."""
+    y_prob = np.array([[0.7, 0.2, 0.1], [0.2, 0.5, 0.3], [0.1, 0.1, 0.8]])
+    y_true = pd.Series(["c", "a", "b"])
+    frame = pd.DataFrame(y_prob, columns=["c", "a", "b"])
+    expected = expected_calibration_error(y_true, y_prob, labels=["c", "a", "b"])
+    assert expected_calibration_error(y_true, frame) == expected
+    # Column names that are not the classes are ignored.
+    other = pd.DataFrame(y_prob, columns=["p0", "p1", "p2"])
+    assert expected_calibration_error(y_true, other) == expected_calibration_error(
+        y_true, y_prob
+    )
+
+
+def test_object_string_labels_are_fast_path():
+    """Check that object arrays of str give the value of the same labels as str."""
+    labels = np.array(["x", "y", "x", "y"], dtype=object)
+    assert expected_calibration_error(labels, [0.2, 0.6, 0.3, 0.9], pos_label="y") == (
+        expected_calibration_error(
+            labels.astype(str), [0.2, 0.6, 0.3, 0.9], pos_label="y"
+        )
+    )
+
+
+def test_import_without_docstrings():
+    """Check that skcal imports and runs under python -OO (docstrings stripped)."""
+    import subprocess
+    import sys
+
+    code = "import skcal; print(skcal.expected_calibration_error([0, 1], [0.2, 0.7]))"
+    result = subprocess.run(
+        [sys.executable, "-OO", "-c", code], capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "0.25"
+
+
+def test_single_class_keeps_label_types():
+    """Check that the implied negative class does not turn labels into strings."""
+    data = check_calibration_inputs(["a", "a"], [0.2, 0.3], pos_label="b")
+    assert data.classes.tolist() == ["a", "b"]
+    data = check_calibration_inputs(np.array(["a", "a"]), [0.2, 0.3], pos_label=5)
+    assert data.classes.tolist() == ["a", 5]

