@@ -322,13 +322,6 @@ def test_quantile_bins_have_equal_weight():
     assert_array_equal(table.count, np.full(10, 100))
 
 
-def test_debias_rejects_other_norms():
-    """Check that debias=True is refused for norms where it is not defined."""
-    for norm in ("l1", "max"):
-        with pytest.raises(ValueError, match="l2"):
-            binned_calibration_error([0, 1], [0.2, 0.7], norm=norm, debias=True)
-
-
 def test_expected_calibration_error_is_l1():
     """Check that expected_calibration_error is the L1 binned error."""
     rng = np.random.RandomState(1)

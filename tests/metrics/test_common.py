@@ -1,0 +1,130 @@
+"""Checks every calibration measure must pass, over one registry.
+
+A new measure is added to ``ALL_MEASURES`` (with fixed options) and inherits
+every check here; measure-specific tests live in the measure's own file.
+"""
+
+# SPDX-License-Identifier: BSD-3-Clause
+
+from functools import partial
+
+import numpy as np
+import pandas as pd
+import pytest
+from numpy.testing import assert_allclose
+
+from skcal.metrics import binned_calibration_error, expected_calibration_error
+
+ALL_MEASURES = {
+    "expected_calibration_error": expected_calibration_error,
+    "binned_l2": partial(binned_calibration_error, norm="l2"),
+    "binned_max": partial(binned_calibration_error, norm="max"),
+    "binned_l2_debiased": partial(binned_calibration_error, norm="l2", debias=True),
+    "binned_quantile": partial(binned_calibration_error, strategy="quantile", n_bins=5),
+}
+
+# Measures for which integer weights are not repeated rows, with the reason.
+NOT_REPETITION_INVARIANT = {
+    "binned_l2_debiased": "its bias correction depends on the sample size",
+}
+
+MEASURE_NAMES = sorted(ALL_MEASURES)
+
+
+def _data(seed, n=120, k=None):
+    rng = np.random.RandomState(seed)
+    if k is None:
+        p = rng.uniform(size=n)
+        y = (rng.uniform(size=n) < p**1.3).astype(int)
+        return y, p
+    logits = rng.normal(scale=2.0, size=(n, k))
+    prob = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+    y = rng.randint(k, size=n)
+    return y, prob
+
+
+@pytest.fixture(params=MEASURE_NAMES)
+def measure(request):
+    return request.param, ALL_MEASURES[request.param]
+
+
+def test_returns_python_float(measure):
+    """Check that every measure returns a Python float in [0, 1]."""
+    _, func = measure
+    y, p = _data(0)
+    value = func(y, p)
+    assert type(value) is float
+    assert 0.0 <= value <= 1.0
+
+
+@pytest.mark.parametrize("k", [None, 3])
+def test_array_types_give_the_same_value(measure, k):
+    """Check that lists, ndarrays and pandas objects give the same value."""
+    _, func = measure
+    y, p = _data(1, k=k)
+    expected = func(y, p)
+    assert func(y.tolist(), p.tolist()) == expected
+    p_pandas = pd.Series(p) if k is None else pd.DataFrame(p)
+    assert func(pd.Series(y), p_pandas) == expected
+
+
+def test_row_order_does_not_matter(measure, global_random_seed):
+    """Check invariance to a permutation of the samples."""
+    _, func = measure
+    y, p = _data(global_random_seed, k=3)
+    perm = np.random.RandomState(global_random_seed).permutation(len(y))
+    assert_allclose(func(y[perm], p[perm]), func(y, p), rtol=1e-12, atol=1e-15)
+
+
+def test_sample_weight_rules(measure, global_random_seed):
+    """Check None == ones, zero weight == dropped row, and scale invariance."""
+    name, func = measure
+    y, p = _data(global_random_seed)
+    rng = np.random.RandomState(global_random_seed)
+    assert func(y, p, sample_weight=np.ones(len(y))) == pytest.approx(func(y, p))
+    w = rng.uniform(0.5, 2.0, size=len(y))
+    w[::7] = 0.0
+    kept = w > 0
+    assert_allclose(
+        func(y, p, sample_weight=w), func(y[kept], p[kept], sample_weight=w[kept])
+    )
+    assert_allclose(func(y, p, sample_weight=w * 1e3), func(y, p, sample_weight=w))
+    if name in NOT_REPETITION_INVARIANT:
+        return
+    counts = rng.randint(0, 4, size=len(y))
+    assert_allclose(
+        func(y, p, sample_weight=counts),
+        func(np.repeat(y, counts), np.repeat(p, counts)),
+        rtol=1e-12,
+        atol=1e-15,
+    )
+
+
+def test_relabelling_with_pos_label(measure):
+    """Check that renaming the classes, with pos_label, changes nothing."""
+    _, func = measure
+    y, p = _data(2)
+    names = np.where(y == 1, "yes", "no")
+    assert func(names, p, pos_label="yes") == func(y, p)
+    assert func(names, np.c_[p, 1 - p], labels=["yes", "no"], pos_label="yes") == func(
+        y, p
+    )
+
+
+def test_zero_on_perfectly_calibrated_input(measure):
+    """Check that predictions equal to their event rates score 0."""
+    _, func = measure
+    p = np.repeat([0.2, 0.5, 0.8], [10, 10, 10])
+    y = np.r_[[1] * 2 + [0] * 8, [1] * 5 + [0] * 5, [1] * 8 + [0] * 2]
+    assert func(y, p) == pytest.approx(0.0, abs=1e-12)
+
+
+def test_multiclass_reductions_are_consistent(measure):
+    """Check that classwise is the mean of its per-class vector."""
+    _, func = measure
+    y, prob = _data(3, k=4)
+    vector = func(y, prob, reduction="classwise", return_per_class=True)
+    assert vector.shape == (4,)
+    assert_allclose(func(y, prob, reduction="classwise"), vector.mean())
+    for k in range(4):
+        assert_allclose(vector[k], func(y == k, prob[:, k]), rtol=1e-12)
