@@ -73,10 +73,12 @@ def test_weighted_quantiles_equal_repetition(global_random_seed):
     assert_array_equal(weighted, repeated)
 
 
+@pytest.mark.skipif(
+    np.lib.NumpyVersion(np.__version__) < "2.0.0",
+    reason="np.quantile(weights=...) needs numpy >= 2.0",
+)
 def test_quantile_edges_are_numpy_inverted_cdf(global_random_seed):
     """Check the weighted quantiles against numpy's inverted_cdf method."""
-    if np.lib.NumpyVersion(np.__version__) < "2.0.0":
-        pytest.skip("np.quantile(weights=...) needs numpy >= 2.0")
     rng = np.random.RandomState(global_random_seed)
     p = rng.uniform(size=101)
     w = rng.uniform(0.1, 2.0, size=101)
