@@ -19,6 +19,23 @@ ACCEPTS_ANY_LABEL = {"pos_label"}
 Y_TRUE = [0, 1, 1, 0]
 Y_PROB = [0.2, 0.7, 0.6, 0.4]
 
+# The positional data parameters of each function (y_true first), and the
+# required keywords it needs to be called validly.
+DATA_PARAMETERS = {
+    "recalibration_improvement": ["y_true", "y_prob_before", "y_prob_after"]
+}
+REQUIRED_KWARGS = {"cutoff_calibration_test": {"tolerance": 0.1}}
+
+
+def _data_parameters(func):
+    return DATA_PARAMETERS.get(func.__name__, ["y_true", "y_prob"])
+
+
+def _valid_arguments(func):
+    """Keyword arguments of a valid call of ``func`` on the small problem."""
+    data = {name: Y_PROB for name in _data_parameters(func)[1:]}
+    return {"y_true": Y_TRUE, **data, **REQUIRED_KWARGS.get(func.__name__, {})}
+
 
 class _BadType:
     """An unhashable object of a type no constraint expects."""
@@ -88,21 +105,24 @@ def test_constraints_match_signature(func):
 
 @parametrize_functions
 def test_y_true_and_y_prob_come_first(func):
-    """Check that y_true and y_prob are the first two, positional, parameters."""
+    """Check that y_true and the probabilities are the first, positional, parameters."""
     params = _parameters(func)
-    assert [p.name for p in params[:2]] == ["y_true", "y_prob"]
-    for param in params[:2]:
+    names = _data_parameters(func)
+    assert [p.name for p in params[: len(names)]] == names
+    assert all(name.startswith("y_prob") for name in names[1:])
+    for param in params[: len(names)]:
         assert param.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
         assert param.default is inspect.Parameter.empty
 
 
 @parametrize_functions
 def test_parameters_after_y_prob_are_keyword_only(func):
-    """Check that every parameter after y_prob is keyword-only."""
+    """Check that every parameter after the data is keyword-only."""
     params = _parameters(func)
-    assert len(params) > 2
+    n_data = len(_data_parameters(func))
+    assert len(params) > n_data
     not_keyword_only = [
-        p.name for p in params[2:] if p.kind is not inspect.Parameter.KEYWORD_ONLY
+        p.name for p in params[n_data:] if p.kind is not inspect.Parameter.KEYWORD_ONLY
     ]
     assert not_keyword_only == []
 
@@ -123,7 +143,7 @@ def test_invalid_parameter_rejected(func, param, value):
         InvalidParameterError,
         match=rf"The '{param}' parameter of {func.__name__} must be",
     ):
-        func(Y_TRUE, Y_PROB, **{param: value})
+        func(**{**_valid_arguments(func), param: value})
 
 
 @pytest.mark.parametrize(
@@ -132,7 +152,7 @@ def test_invalid_parameter_rejected(func, param, value):
 )
 def test_non_array_like_rejected(func, param):
     """Check that a non-array-like data argument raises InvalidParameterError."""
-    kwargs = {"y_true": Y_TRUE, "y_prob": Y_PROB, param: _BadType()}
+    kwargs = {**_valid_arguments(func), param: _BadType()}
     with pytest.raises(
         InvalidParameterError,
         match=rf"The '{param}' parameter of {func.__name__} must be an array-like",
@@ -147,4 +167,6 @@ def test_parameter_validation_precedes_data_validation(func):
         InvalidParameterError,
         match=rf"The 'pos_label' parameter of {func.__name__}",
     ):
-        func([0, 1], [0.5, 2.0, float("nan")], pos_label=_BadType())
+        bad_data = {name: [0.5, 2.0, float("nan")] for name in _data_parameters(func)}
+        arguments = {**_valid_arguments(func), **bad_data, "y_true": [0, 1]}
+        func(**arguments, pos_label=_BadType())

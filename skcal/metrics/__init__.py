@@ -7,9 +7,14 @@ from skcal.metrics._binned import (
     expected_calibration_error,
     reliability_table,
 )
+from skcal.metrics._cutoff import cutoff_calibration_error, cutoff_calibration_test
+from skcal.metrics._lipschitz import smooth_calibration_error
 
 __all__ = [
     "binned_calibration_error",
+    "cutoff_calibration_error",
+    "cutoff_calibration_test",
     "expected_calibration_error",
     "reliability_table",
+    "smooth_calibration_error",
 ]

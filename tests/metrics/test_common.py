@@ -13,7 +13,12 @@ import pandas as pd
 import pytest
 from numpy.testing import assert_allclose
 
-from skcal.metrics import binned_calibration_error, expected_calibration_error
+from skcal.metrics import (
+    binned_calibration_error,
+    cutoff_calibration_error,
+    expected_calibration_error,
+    smooth_calibration_error,
+)
 
 ALL_MEASURES = {
     "expected_calibration_error": expected_calibration_error,
@@ -21,6 +26,11 @@ ALL_MEASURES = {
     "binned_max": partial(binned_calibration_error, norm="max"),
     "binned_l2_debiased": partial(binned_calibration_error, norm="l2", debias=True),
     "binned_quantile": partial(binned_calibration_error, strategy="quantile", n_bins=5),
+    "cutoff_calibration_error": cutoff_calibration_error,
+    "smooth_calibration_error": smooth_calibration_error,
+    "smooth_calibration_error_grid": partial(
+        smooth_calibration_error, method="grid", n_grid=50
+    ),
 }
 
 # Measures for which integer weights are not repeated rows, with the reason.
