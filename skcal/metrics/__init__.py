@@ -9,6 +9,7 @@ from skcal.metrics._binned import (
 )
 from skcal.metrics._cutoff import cutoff_calibration_error, cutoff_calibration_test
 from skcal.metrics._lipschitz import smooth_calibration_error
+from skcal.metrics._smooth import smooth_ece, smooth_reliability_curve
 
 __all__ = [
     "binned_calibration_error",
@@ -17,4 +18,6 @@ __all__ = [
     "expected_calibration_error",
     "reliability_table",
     "smooth_calibration_error",
+    "smooth_ece",
+    "smooth_reliability_curve",
 ]

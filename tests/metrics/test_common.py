@@ -18,6 +18,7 @@ from skcal.metrics import (
     cutoff_calibration_error,
     expected_calibration_error,
     smooth_calibration_error,
+    smooth_ece,
 )
 
 ALL_MEASURES = {
@@ -31,6 +32,8 @@ ALL_MEASURES = {
     "smooth_calibration_error_grid": partial(
         smooth_calibration_error, method="grid", n_grid=50
     ),
+    "smooth_ece": smooth_ece,
+    "smooth_ece_fixed_sigma": partial(smooth_ece, sigma=0.05),
 }
 
 # Measures for which integer weights are not repeated rows, with the reason.

@@ -1,0 +1,805 @@
+"""Tests of SmoothECE and the smooth reliability curve."""
+
+# SPDX-License-Identifier: BSD-3-Clause
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from numpy.testing import assert_allclose
+from scipy.optimize import brentq, linprog
+
+from skcal._validation import InvalidParameterError
+from skcal.metrics import smooth_ece, smooth_reliability_curve
+from tests.metrics._reference import ref_views
+
+# The discretisation error bound documented in the Notes of smooth_ece.
+DISCRETISATION_ATOL = 1.5e-5
+
+SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+
+
+# ---------------------------------------------------------------------------
+# Brute-force reference: the definition, summed over kernel images and
+# integrated by Gauss-Legendre quadrature between the sign changes.
+# ---------------------------------------------------------------------------
+
+
+def ref_kernel(t, x, sigma):
+    """The reflected Gaussian kernel K(t_a, x_b), shape (len(t), len(x)).
+
+    The sum over k of phi(t - x - 2k) + phi(t + x - 2k): at x = 0 or 1 both
+    families of images are counted, so every K(., x) has mass 1 on [0, 1].
+    """
+    t = np.asarray(t, dtype=np.float64)[:, None]
+    x = np.asarray(x, dtype=np.float64)[None, :]
+    n_images = math.ceil(6 * sigma) + 2
+    norm = 1.0 / (sigma * math.sqrt(2.0 * math.pi))
+    out = np.zeros((t.shape[0], x.shape[1]))
+    for k in range(-n_images, n_images + 1):
+        for sign in (-1.0, 1.0):
+            ends = [t.min() + sign * x.min(), t.max() + sign * x.max()]
+            if min(ends) - 2 * k > 40 * sigma or max(ends) - 2 * k < -40 * sigma:
+                continue  # below 1e-300 everywhere
+            d = t + sign * x - 2 * k
+            out += norm * np.exp(-0.5 * (d / sigma) ** 2)
+    return out
+
+
+def ref_smoothed(t, p, values, sigma):
+    """sum_i values_i K(t, p_i) at every point of t, in chunks."""
+    t = np.atleast_1d(np.asarray(t, dtype=np.float64))
+    out = np.empty(t.shape[0])
+    for start in range(0, t.shape[0], 1024):
+        out[start : start + 1024] = (
+            ref_kernel(t[start : start + 1024], p, sigma) @ values
+        )
+    return out
+
+
+_GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(10)
+
+
+def ref_smooth_ece_sigma(y, p, w, sigma):
+    """smECE_sigma by quadrature of |sum_i w_i (p_i - y_i) K(t, p_i)| / W."""
+    p = np.asarray(p, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    w = np.ones_like(p) if w is None else np.asarray(w, dtype=np.float64)
+    c = w * (p - y) / w.sum()
+
+    def h(t):
+        return ref_smoothed(t, p, c, sigma)
+
+    edges = np.linspace(0.0, 1.0, max(200, math.ceil(8.0 / sigma)) + 1)
+    values = h(edges)
+    # Roots of h inside panels with a sign change, by vectorised bisection.
+    change = np.flatnonzero(values[:-1] * values[1:] < 0)
+    lo, hi = edges[change], edges[change + 1]
+    lo_sign = np.sign(values[change])
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        same = np.sign(h(mid)) == lo_sign
+        lo, hi = np.where(same, mid, lo), np.where(same, hi, mid)
+    points = np.unique(np.concatenate([edges, 0.5 * (lo + hi)]))
+    a, b = points[:-1], points[1:]
+    nodes = (0.5 * (b - a))[:, None] * _GL_NODES + (0.5 * (a + b))[:, None]
+    absolute = np.abs(h(nodes.ravel())).reshape(nodes.shape)
+    return float(np.sum(0.5 * (b - a) * (absolute @ _GL_WEIGHTS)))
+
+
+def ref_fixed_point(y, p, w):
+    """The root of sigma -> smECE_sigma - sigma of the reference, by Brent."""
+    return brentq(lambda s: ref_smooth_ece_sigma(y, p, w, s) - s, 1e-3, 1.0, xtol=1e-8)
+
+
+def ref_curve(y, p, w, sigma, grid):
+    """Reference density of the predictions and regression of the outcomes."""
+    p = np.asarray(p, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    w = np.ones_like(p) if w is None else np.asarray(w, dtype=np.float64)
+    kernel = ref_kernel(grid, p, sigma)
+    mass = kernel @ w
+    return mass / w.sum(), (kernel @ (w * y)) / mass
+
+
+def ece_distinct(y, p, w=None):
+    """ECE of the empirical distribution: one bin per distinct prediction."""
+    p = np.asarray(p, dtype=np.float64)
+    w = np.ones_like(p) if w is None else np.asarray(w, dtype=np.float64)
+    values, index = np.unique(p, return_inverse=True)
+    sums = np.bincount(index, weights=w * (p - np.asarray(y)), minlength=len(values))
+    return float(np.abs(sums).sum() / w.sum())
+
+
+def weak_calibration_error(y, p, w=None):
+    """wCE: max of E[(p - y) g(p)] over 1-Lipschitz g with values in [-1, 1].
+
+    A linear program on the sorted distinct predictions (Kakade and Foster).
+    """
+    p = np.asarray(p, dtype=np.float64)
+    w = np.ones_like(p) if w is None else np.asarray(w, dtype=np.float64)
+    values, index = np.unique(p, return_inverse=True)
+    m = len(values)
+    coef = np.bincount(index, weights=w * (p - np.asarray(y)), minlength=m) / w.sum()
+    gaps = np.diff(values)
+    rows = np.zeros((2 * (m - 1), m))
+    for j in range(m - 1):
+        rows[2 * j, [j, j + 1]] = [1.0, -1.0]
+        rows[2 * j + 1, [j, j + 1]] = [-1.0, 1.0]
+    result = linprog(
+        -coef,
+        A_ub=rows if m > 1 else None,
+        b_ub=np.repeat(gaps, 2) if m > 1 else None,
+        bounds=[(-1.0, 1.0)] * m,
+        method="highs",
+    )
+    return float(-result.fun)
+
+
+def diagram_error(curve):
+    """The diagram measure: integral of |y_hat(t) - t| times the density."""
+    gap = np.abs(curve.calibration - curve.grid) * curve.density
+    gap = np.where(np.isnan(gap), 0.0, gap)  # where the density is negligible
+    return float(np.trapezoid(gap, curve.grid))
+
+
+# ---------------------------------------------------------------------------
+# Data
+# ---------------------------------------------------------------------------
+
+
+def _skew(x):
+    """The synthetic calibration curve of the paper's Fig. 6 (smooth_ece.md §3)."""
+    z = 2 * x - 1
+    z = z + 0.2 * np.sin(4 * np.pi * z)
+    return (z + 1) / 2
+
+
+def _random_binary(rng, n, endpoints=True):
+    """Predictions with some ties and, optionally, some exactly 0 or 1."""
+    p = rng.uniform(size=n) ** rng.choice([0.5, 1.0, 2.0])
+    if n > 4:
+        p[: n // 10] = np.round(p[: n // 10], 1)  # ties
+    if endpoints and n > 4:
+        p[-2:] = [0.0, 1.0]
+    y = (rng.uniform(size=n) < p**1.3).astype(int)
+    return y, p
+
+
+def _random_multiclass(rng, n, k):
+    logits = rng.normal(scale=2.0, size=(n, k))
+    prob = np.exp(logits - logits.max(axis=1, keepdims=True))
+    prob /= prob.sum(axis=1, keepdims=True)
+    y = np.array([rng.choice(k, p=row) for row in prob])
+    return y, prob
+
+
+# ---------------------------------------------------------------------------
+# Agreement with the brute-force reference
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("sigma", [0.01, 0.05, 0.3, 2.0])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("n", [1, 13, 150])
+def test_fixed_sigma_matches_quadrature(global_random_seed, sigma, weighted, n):
+    """Check that smECE_sigma matches quadrature of the definition (error bound)."""
+    rng = np.random.RandomState(global_random_seed)
+    y, p = _random_binary(rng, n)
+    w = rng.uniform(0, 3, size=n) if weighted else None
+    if weighted and n > 1:
+        w[0] = 0.0
+    got = smooth_ece(y, p, sample_weight=w, sigma=sigma)
+    assert isinstance(got, float)
+    expected = ref_smooth_ece_sigma(y, p, w, sigma)
+    assert_allclose(got, expected, atol=DISCRETISATION_ATOL, rtol=0)
+
+
+def test_small_sigma_matches_quadrature(global_random_seed):
+    """Check that bandwidths near the floor, on the finest grid, match quadrature."""
+    rng = np.random.RandomState(global_random_seed)
+    y, p = _random_binary(rng, 20)
+    for sigma in [1e-4, 2e-3]:
+        got = smooth_ece(y, p, sigma=sigma)
+        expected = ref_smooth_ece_sigma(y, p, None, sigma)
+        assert_allclose(got, expected, atol=DISCRETISATION_ATOL, rtol=0)
+
+
+@pytest.mark.parametrize("reduction", ["top_label", "classwise"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_multiclass_matches_quadrature(global_random_seed, reduction, weighted):
+    """Check that top-label and classwise reductions match the reference."""
+    rng = np.random.RandomState(global_random_seed)
+    y, prob = _random_multiclass(rng, 60, 4)
+    w = rng.uniform(0, 2, size=60) if weighted else None
+    per_class = [
+        ref_smooth_ece_sigma(yv, pv, w, 0.05)
+        for yv, pv in ref_views(y, prob, reduction)
+    ]
+    got = smooth_ece(y, prob, sample_weight=w, sigma=0.05, reduction=reduction)
+    assert_allclose(got, np.mean(per_class), atol=DISCRETISATION_ATOL, rtol=0)
+    if reduction == "classwise":
+        vector, sigmas = smooth_ece(
+            y,
+            prob,
+            sample_weight=w,
+            sigma=0.05,
+            reduction=reduction,
+            return_per_class=True,
+            return_sigma=True,
+        )
+        assert vector.shape == sigmas.shape == (4,)
+        assert_allclose(vector, per_class, atol=DISCRETISATION_ATOL, rtol=0)
+        assert_allclose(sigmas, 0.05)
+
+
+@pytest.mark.parametrize("eps", [1e-3, 1e-2])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_fixed_point_matches_quadrature(global_random_seed, eps, weighted):
+    """Check that sigma* is within eps of the reference's fixed point."""
+    rng = np.random.RandomState(global_random_seed)
+    p = rng.uniform(size=80)
+    y = (rng.uniform(size=80) < _skew(p)).astype(int)
+    w = rng.uniform(0.2, 2, size=80) if weighted else None
+    value, sigma = smooth_ece(y, p, sample_weight=w, eps=eps, return_sigma=True)
+    assert value == sigma
+    expected = ref_fixed_point(y, p, w)
+    assert abs(value - expected) <= eps
+    # The chord of the final bracket is much closer than the tolerance.
+    assert abs(value - expected) <= eps / 10
+
+
+@pytest.mark.parametrize("sigma", ["auto", 0.02])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_curve_matches_reference(global_random_seed, sigma, weighted):
+    """Check that the density and outcome rate match direct kernel sums."""
+    rng = np.random.RandomState(global_random_seed)
+    y, p = _random_binary(rng, 200)
+    w = rng.uniform(0, 2, size=200) if weighted else None
+    curve = smooth_reliability_curve(y, p, sample_weight=w, sigma=sigma, n_points=101)
+    assert_allclose(curve.grid, np.linspace(0, 1, 101))
+    assert curve.smooth_ece == smooth_ece(y, p, sample_weight=w, sigma=sigma)
+    if sigma == "auto":
+        assert curve.sigma == curve.smooth_ece
+    else:
+        assert curve.sigma == sigma
+    density, calibration = ref_curve(y, p, w, curve.sigma, curve.grid)
+    assert_allclose(curve.density, density, rtol=1e-4, atol=1e-6)
+    assert_allclose(curve.calibration, calibration, rtol=0, atol=1e-4)
+
+
+# ---------------------------------------------------------------------------
+# relplot (the authors' package): same numbers where the conventions agree
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("sigma", [0.02, 0.05, 0.1])
+def test_matches_relplot_away_from_endpoints(global_random_seed, sigma):
+    """Check that relplot.smECE_sigma agrees for predictions inside (0, 1)."""
+    relplot = pytest.importorskip("relplot")
+    rng = np.random.RandomState(global_random_seed)
+    p = rng.uniform(0.05, 0.95, size=500)
+    y = (rng.uniform(size=500) < p**1.3).astype(float)
+    expected = relplot.smECE_sigma(p, y, sigma)
+    # relplot's grid, Riemann sum and kernel truncation cost it ~0.3 %.
+    assert_allclose(smooth_ece(y, p, sigma=sigma), expected, rtol=1e-2)
+
+
+def test_matches_relplot_fixed_point(global_random_seed):
+    """Check that relplot's bandwidth (a multiple of 1/1024) brackets ours."""
+    relplot = pytest.importorskip("relplot")
+    rng = np.random.RandomState(global_random_seed)
+    p = rng.uniform(0.05, 0.95, size=500)
+    y = (rng.uniform(size=500) < p**1.3).astype(float)
+    value, width = relplot.smECE(p, y, return_width=True)
+    ours = smooth_ece(y, p)
+    assert abs(width - ours) <= 2 / 1024
+    assert_allclose(smooth_ece(y, p, sigma=float(width)), value, rtol=1e-2)
+
+
+def test_relplot_halves_predictions_at_zero_and_one(global_random_seed):
+    """Check that relplot counts predictions at 0 or 1 half (the documented gap)."""
+    relplot = pytest.importorskip("relplot")
+    rng = np.random.RandomState(global_random_seed)
+    p = rng.uniform(0.05, 0.95, size=400)
+    y = (rng.uniform(size=400) < p).astype(float)
+    # A saturated classifier: 30 % of the predictions are 1 and 10 % are 0,
+    # each wrong one time in five.
+    p[:120], y[:120] = 1.0, np.arange(120) < 96
+    p[120:160], y[120:160] = 0.0, np.arange(40) < 8
+    sigma = 0.05
+    theirs = relplot.smECE_sigma(p, y, sigma)
+    # relplot equals the exact definition with half weight on those rows ...
+    half = np.where((p == 0) | (p == 1), 0.5, 1.0)
+    assert_allclose(theirs, ref_smooth_ece_sigma(y, p, half, sigma), rtol=3e-2)
+    assert_allclose(
+        smooth_ece(y, p, sample_weight=half, sigma=sigma), theirs, rtol=3e-2
+    )
+    # ... while smooth_ece counts them fully, as the definition does.
+    ours = smooth_ece(y, p, sigma=sigma)
+    expected = ref_smooth_ece_sigma(y, p, None, sigma)
+    assert_allclose(ours, expected, atol=DISCRETISATION_ATOL, rtol=0)
+    assert ours > 1.1 * theirs
+
+
+# ---------------------------------------------------------------------------
+# Checkable claims of smooth_ece.md §4
+# ---------------------------------------------------------------------------
+
+
+def test_reference_values_of_the_note():
+    """Check that the regression values of smooth_ece.md §4.2 claim 28 hold."""
+    rng = np.random.default_rng(0)
+    p = rng.uniform(size=300)
+    y = (rng.uniform(size=300) < _skew(p)) * 1.0
+    table = {
+        0.01: (0.111216, 0.110840),
+        0.02: (0.087841, 0.087440),
+        0.05: (0.054026, 0.055186),
+        0.1: (0.034728, 0.039521),
+        0.2: (0.027472, 0.047112),
+        0.5: (0.026940, 0.172831),
+    }
+    for sigma, (expected, expected_diagram) in table.items():
+        assert_allclose(smooth_ece(y, p, sigma=sigma), expected, atol=1.5e-6)
+        curve = smooth_reliability_curve(y, p, sigma=sigma, n_points=20001)
+        assert_allclose(diagram_error(curve), expected_diagram, atol=2e-6)
+    assert_allclose(smooth_ece(y, p, eps=1e-4), 0.052277, atol=1e-5)
+    assert_allclose(smooth_ece(y, p), 0.052277, atol=1e-3)
+
+
+def test_monotone_in_sigma(global_random_seed):
+    """Check that smECE_sigma does not increase with sigma (claim 2, Lemma 2)."""
+    rng = np.random.RandomState(global_random_seed)
+    y, p = _random_binary(rng, 300)
+    sigmas = np.geomspace(1e-3, 3.0, 40)
+    values = np.array([smooth_ece(y, p, sigma=s) for s in sigmas])
+    assert np.all(np.diff(values) <= 2 * DISCRETISATION_ATOL)
+    assert values[0] > values[-1]
+
+
+def test_fixed_point_property(global_random_seed):
+    """Check that smECE at sigma* equals sigma* (claim 3, Definition 3)."""
+    rng = np.random.RandomState(global_random_seed)
+    y, p = _random_binary(rng, 500)
+    for eps, atol in [(1e-3, 1e-3), (1e-4, 1e-6)]:
+        value, sigma = smooth_ece(y, p, eps=eps, return_sigma=True)
+        assert eps < sigma < 1
+        assert_allclose(smooth_ece(y, p, sigma=sigma), sigma, atol=atol)
+
+
+@pytest.mark.parametrize(
+    "y, p",
+    [
+        ([1, 0, 0, 0], [0.25] * 4),
+        ([0, 1], [0.5, 0.5]),
+        ([0, 1], [0.0, 1.0]),
+        ([1, 0, 0, 0, 1, 1, 0, 0], [0.25] * 4 + [0.5] * 4),
+    ],
+)
+def test_zero_on_perfectly_calibrated_data(y, p):
+    """Check that calibrated data score 0 at every sigma and as sigma* (claim 4)."""
+    for sigma in [1e-4, 0.01, 0.1, 1.0]:
+        assert_allclose(smooth_ece(y, p, sigma=sigma), 0.0, atol=1e-12)
+    assert_allclose(smooth_ece(y, p), 0.0, atol=1e-12)
+
+
+def test_below_the_floor_returns_the_error_at_eps(global_random_seed):
+    """Check that a fixed point below eps is reported as smECE_eps, within eps."""
+    rng = np.random.RandomState(global_random_seed)
+    p = rng.uniform(size=20000)
+    y = (rng.uniform(size=20000) < p).astype(int)  # calibrated: sigma* ~ 0.01
+    value = smooth_ece(y, p, eps=0.05)
+    assert value == smooth_ece(y, p, sigma=0.05)
+    exact = smooth_ece(y, p, eps=1e-4)
+    assert value <= exact <= 0.05
+
+
+def test_bounded_by_ece_of_distinct_predictions(global_random_seed):
+    """Check that smECE_sigma <= ECE <= mean |p - y| (claims 5 and 21)."""
+    rng = np.random.RandomState(global_random_seed)
+    y, p = _random_binary(rng, 200)
+    p[:100] = np.round(p[:100], 2)
+    w = rng.uniform(0, 2, size=200)
+    ece = ece_distinct(y, p, w)
+    assert ece <= np.average(np.abs(p - y), weights=w) + 1e-12
+    for sigma in [1e-3, 0.01, 0.1, 1.0]:
+        assert smooth_ece(y, p, sample_weight=w, sigma=sigma) <= ece + 1e-9
+    assert smooth_ece(y, p, sample_weight=w) <= ece + 1e-9
+
+
+def test_lipschitz_in_predictions_and_labels(global_random_seed):
+    """Check that the Wasserstein-Lipschitz bounds of claim 6 hold (Lemma 25)."""
+    rng = np.random.RandomState(global_random_seed)
+    y, p = _random_binary(rng, 200)
+    moved = np.clip(p + rng.normal(scale=0.01, size=200), 0, 1)
+    flipped = y.copy()
+    flipped[:5] = 1 - flipped[:5]
+    for sigma in [0.01, 0.05, 0.3]:
+        base = smooth_ece(y, p, sigma=sigma)
+        shift = np.mean(np.abs(moved - p))
+        assert abs(smooth_ece(y, moved, sigma=sigma) - base) <= (1 + 1 / sigma) * shift
+        # A label flip moves one residual by 1, so the error by at most 1/n.
+        assert abs(smooth_ece(flipped, p, sigma=sigma) - base) <= 5 / 200 + 1e-12
+
+
+def test_weak_calibration_error_bounds(global_random_seed):
+    """Check that the wCE bounds of claims 7, 8 and 9 hold (Lemma 23, Thm 7)."""
+    rng = np.random.RandomState(global_random_seed)
+    p = rng.uniform(size=60)
+    y = (rng.uniform(size=60) < _skew(p) ** 2).astype(int)
+    wce = weak_calibration_error(y, p)
+    star = smooth_ece(y, p, eps=1e-4)
+    for sigma in [0.01, 0.05, 0.2]:
+        value = smooth_ece(y, p, sigma=sigma)
+        # Lemma 23 with the kernel's mean displacement sqrt(2/pi) sigma.
+        assert wce <= value + SQRT_2_OVER_PI * sigma + 1e-9
+        # Lemma 9, with dCE <= 2 wCE (Theorem 22, corrected form).
+        assert value <= (1 + 1 / sigma) * 2 * wce + 1e-9
+    assert wce <= (1 + SQRT_2_OVER_PI) * star + 1e-9
+    assert star <= 2 * math.sqrt(2 * wce)
+
+
+@pytest.mark.parametrize("sigma", [0.01, 0.05, 0.2])
+def test_diagram_measure_is_close(global_random_seed, sigma):
+    """Check that |smECE~ - smECE| <= sqrt(2/pi) sigma (claim 10, Lemma 13)."""
+    rng = np.random.RandomState(global_random_seed)
+    y, p = _random_binary(rng, 300)
+    curve = smooth_reliability_curve(y, p, sigma=sigma, n_points=4001)
+    assert abs(diagram_error(curve) - curve.smooth_ece) <= SQRT_2_OVER_PI * sigma
+
+
+@pytest.mark.parametrize("sigma", [0.02, 0.05, 0.1])
+def test_footnote_five(sigma):
+    """Check that f = 1/2, y ~ Bern(1/2) has smECE 0, smECE~ 0.8 sigma (claim 11)."""
+    y, p = [0, 1] * 50, [0.5] * 100
+    assert_allclose(smooth_ece(y, p, sigma=sigma), 0.0, atol=1e-12)
+    curve = smooth_reliability_curve(y, p, sigma=sigma, n_points=20001)
+    near = np.abs(curve.grid - 0.5) <= 5 * sigma
+    assert_allclose(curve.calibration[near], 0.5, rtol=1e-10)
+    assert_allclose(diagram_error(curve), SQRT_2_OVER_PI * sigma, rtol=1e-4)
+
+
+def test_curve_is_a_regression_of_outcomes():
+    """Check that the curve regresses outcomes: in [0, 1], unlike r_hat + t."""
+    y, p = [1, 1, 1, 0], [0.6, 0.7, 0.8, 0.1]
+    sigma = 0.05
+    curve = smooth_reliability_curve(y, p, sigma=sigma, n_points=101)
+    density, calibration = ref_curve(y, p, None, sigma, curve.grid)
+    near = ~np.isnan(curve.calibration)
+    assert near.sum() > 80
+    assert_allclose(curve.calibration[near], calibration[near], atol=1e-4)
+    assert np.all((calibration >= 0) & (calibration <= 1))
+    # The smoothed residual shifted back leaves [0, 1] near t = 1.
+    residual = ref_smoothed(curve.grid, np.array(p), np.array(p) - y, sigma)
+    shifted = curve.grid - residual / (density * len(p))
+    assert shifted.max() > 1.0
+
+
+@pytest.mark.parametrize("x0", [0.0, 0.3, 1.0])
+@pytest.mark.parametrize("sigma", [0.01, 0.1, 1.0])
+def test_kernel_mass_and_spread(x0, sigma):
+    """Check that the kernel has mass 1 and mean shift <= 0.798 sigma (claim 13)."""
+    curve = smooth_reliability_curve([1], [x0], sigma=sigma, n_points=20001)
+    assert_allclose(np.trapezoid(curve.density, curve.grid), 1.0, rtol=1e-6)
+    spread = np.trapezoid(np.abs(curve.grid - x0) * curve.density, curve.grid)
+    assert spread <= SQRT_2_OVER_PI * sigma * (1 + 1e-6)
+
+
+def test_uniform_predictions_have_flat_density():
+    """Check that uniform predictions get a flat density (claim 13)."""
+    p = (np.arange(2000) + 0.5) / 2000
+    curve = smooth_reliability_curve(np.zeros(2000), p, sigma=0.05, n_points=101)
+    assert_allclose(curve.density, 1.0, rtol=1e-6)
+
+
+def test_large_sigma_limit_is_the_mean_residual(global_random_seed):
+    """Check that smECE >= |mean(p - y)|, equal for a large sigma (claims 14, 20)."""
+    rng = np.random.RandomState(global_random_seed)
+    y, p = _random_binary(rng, 100)
+    bias = abs(np.mean(p - y))
+    for sigma in [1e-3, 0.1, 0.5]:
+        assert smooth_ece(y, p, sigma=sigma) >= bias - 1e-12
+    for sigma in [5.0, 1e6, np.inf]:
+        assert_allclose(smooth_ece(y, p, sigma=sigma), bias, rtol=1e-9, atol=1e-15)
+    assert smooth_ece(y, p) >= bias - 1e-12
+
+
+@pytest.mark.parametrize("c", [0.0, 0.3, 0.5, 1.0])
+def test_constant_predictor(global_random_seed, c):
+    """Check that a constant predictor scores |c - mean(y)| (claim 22)."""
+    rng = np.random.RandomState(global_random_seed)
+    y = rng.randint(2, size=200)
+    y[:2] = [0, 1]
+    expected = abs(c - y.mean())
+    for sigma in [1e-3, 0.05, 1.0]:
+        assert_allclose(smooth_ece(y, [c] * 200, sigma=sigma), expected, rtol=1e-9)
+    assert_allclose(smooth_ece(y, [c] * 200), expected, rtol=1e-9)
+
+
+def test_one_sided_residuals(global_random_seed):
+    """Check that one-sided residuals give |mean(p - y)| (claim 23)."""
+    rng = np.random.RandomState(global_random_seed)
+    p = rng.uniform(size=100)
+    for sigma in [0.01, "auto"]:
+        assert_allclose(smooth_ece(np.zeros(100), p, sigma=sigma), p.mean(), rtol=1e-9)
+        assert_allclose(
+            smooth_ece(np.ones(100), p, sigma=sigma), 1 - p.mean(), rtol=1e-9
+        )
+
+
+def test_small_sigma_limit_is_the_mean_absolute_residual(global_random_seed):
+    """Check that smECE_sigma -> mean |p - y| as sigma -> 0 (claim 26)."""
+    rng = np.random.RandomState(global_random_seed)
+    p = np.linspace(0.02, 0.98, 25)
+    y = rng.randint(2, size=25)
+    assert_allclose(smooth_ece(y, p, sigma=1e-3), np.mean(np.abs(p - y)), rtol=1e-9)
+
+
+def test_calibrated_error_shrinks_like_cube_root(global_random_seed):
+    """Check that sigma* on calibrated data halves per 8x more data (claim 27)."""
+    rng = np.random.RandomState(global_random_seed)
+
+    def mean_star(n, reps=8):
+        values = []
+        for _ in range(reps):
+            p = rng.uniform(size=n)
+            values.append(smooth_ece((rng.uniform(size=n) < p).astype(int), p))
+        return np.mean(values)
+
+    small, large = mean_star(1000), mean_star(8000)
+    assert 1.4 < small / large < 2.9
+    assert 0.2 < small * 1000 ** (1 / 3) < 0.4
+
+
+# ---------------------------------------------------------------------------
+# Edge cases
+# ---------------------------------------------------------------------------
+
+
+def test_predictions_exactly_zero_and_one():
+    """Check that predictions at 0 and 1 count fully (mass-preserving reflection)."""
+    assert_allclose(smooth_ece([0, 1], [0.0, 1.0]), 0.0, atol=1e-12)
+    for sigma in [0.01, 0.2]:
+        # One point at 0 with y = 1: the residual -1 keeps its full mass.
+        assert_allclose(smooth_ece([1], [0.0], sigma=sigma), 1.0, rtol=1e-12)
+        expected = ref_smooth_ece_sigma([1, 0], [0.0, 1.0], None, sigma)
+        got = smooth_ece([1, 0], [0.0, 1.0], sigma=sigma)
+        assert_allclose(got, expected, atol=DISCRETISATION_ATOL)
+    value = smooth_ece([1, 0], [0.0, 1.0], eps=1e-4)
+    assert_allclose(value, ref_fixed_point([1, 0], [0.0, 1.0], None), atol=1e-4)
+
+
+@pytest.mark.parametrize("p, y", [(0.3, 1), (0.3, 0), (0.0, 0), (1.0, 0)])
+def test_single_sample(p, y):
+    """Check that one sample gives |p - y|, at every sigma and as sigma*."""
+    expected = abs(p - y)
+    for sigma in [1e-3, 0.1, "auto"]:
+        assert_allclose(smooth_ece([y], [p], sigma=sigma), expected, atol=1e-12)
+
+
+def test_all_weight_on_one_point():
+    """Check that zero-weight rows are ignored when one row has all the weight."""
+    w = [0, 0, 2.5, 0]
+    got = smooth_ece([1, 0, 1, 0], [0.1, 0.4, 0.8, 0.9], sample_weight=w)
+    assert_allclose(got, 0.2, rtol=1e-9)
+
+
+def test_ties_equal_aggregated_weights(global_random_seed):
+    """Check that tied rows equal one row per (p, y) with summed weights."""
+    rng = np.random.RandomState(global_random_seed)
+    p = np.round(rng.uniform(size=300), 1)
+    y = (rng.uniform(size=300) < p).astype(int)
+    keys, counts = np.unique(np.c_[p, y], axis=0, return_counts=True)
+    got = smooth_ece(y, p, sigma=0.03)
+    merged = smooth_ece(
+        keys[:, 1].astype(int), keys[:, 0], sample_weight=counts, sigma=0.03
+    )
+    assert_allclose(got, merged, rtol=1e-10)
+
+
+# ---------------------------------------------------------------------------
+# Invariances (hypothesis)
+# ---------------------------------------------------------------------------
+
+_probabilities = st.floats(0.0, 1.0, allow_nan=False, width=64)
+
+
+@st.composite
+def _binary_data(draw, min_size=1, max_size=30):
+    n = draw(st.integers(min_size, max_size))
+    p = np.array(draw(st.lists(_probabilities, min_size=n, max_size=n)))
+    y = np.array(draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)))
+    return y, p
+
+
+# A coarse eps keeps the fixed-point search fast under hypothesis.
+_options = st.sampled_from(
+    [
+        {"sigma": 0.02},
+        {"sigma": 0.1},
+        {"sigma": 0.6},
+        {"sigma": "auto", "eps": 0.01},
+    ]
+)
+
+
+@given(data=_binary_data(), options=_options, seed=st.integers(0, 2**31 - 1))
+def test_permutation_invariance(data, options, seed):
+    """Check that the order of the samples does not matter (claim 25)."""
+    y, p = data
+    perm = np.random.RandomState(seed).permutation(len(y))
+    assert_allclose(
+        smooth_ece(y[perm], p[perm], **options),
+        smooth_ece(y, p, **options),
+        rtol=1e-10,
+        atol=1e-13,
+    )
+
+
+@given(data=_binary_data(), options=_options)
+def test_duplication_invariance(data, options):
+    """Check that duplicating the data set does not change the error (claim 25)."""
+    y, p = data
+    assert_allclose(
+        smooth_ece(np.r_[y, y], np.r_[p, p], **options),
+        smooth_ece(y, p, **options),
+        rtol=1e-10,
+        atol=1e-13,
+    )
+
+
+@given(
+    data=_binary_data(),
+    options=_options,
+    counts=st.lists(st.integers(0, 4), min_size=30, max_size=30),
+)
+def test_integer_weights_equal_repetition(data, options, counts):
+    """Check that integer sample weights equal repeated rows (zero = dropped)."""
+    y, p = data
+    w = np.array(counts[: len(y)])
+    if w.sum() == 0:
+        w[0] = 1
+    weighted = smooth_ece(y, p, sample_weight=w, **options)
+    repeated = smooth_ece(np.repeat(y, w), np.repeat(p, w), **options)
+    assert_allclose(weighted, repeated, rtol=1e-10, atol=1e-13)
+
+
+@given(data=_binary_data(), options=_options, scale=st.floats(1e-3, 1e3))
+def test_weight_scaling_invariance(data, options, scale):
+    """Check that multiplying every weight by a constant changes nothing."""
+    y, p = data
+    w = np.linspace(0.5, 2.0, len(y))
+    assert_allclose(
+        smooth_ece(y, p, sample_weight=w * scale, **options),
+        smooth_ece(y, p, sample_weight=w, **options),
+        rtol=1e-10,
+        atol=1e-13,
+    )
+
+
+@given(data=_binary_data(), options=_options)
+def test_label_flip_symmetry(data, options):
+    """Check that smECE(1 - y, 1 - p) = smECE(y, p) (claim 24)."""
+    y, p = data
+    assert_allclose(
+        smooth_ece(1 - y, 1.0 - p, **options),
+        smooth_ece(y, p, **options),
+        rtol=1e-9,
+        atol=1e-12,
+    )
+
+
+@given(data=_binary_data(), options=_options)
+def test_between_bias_and_mean_absolute_residual(data, options):
+    """Check that |mean(p - y)| <= smECE <= mean |p - y| <= 1 (claims 1, 20, 21)."""
+    y, p = data
+    value = smooth_ece(y, p, **options)
+    assert abs(np.mean(p - y)) - 1e-12 <= value <= np.mean(np.abs(p - y)) + 1e-12
+    assert 0.0 <= value <= 1.0
+
+
+# ---------------------------------------------------------------------------
+# Parameters, reductions and the curve's API
+# ---------------------------------------------------------------------------
+
+
+def test_return_sigma_shapes():
+    """Check that the bandwidth returned has the shape of the value."""
+    rng = np.random.RandomState(0)
+    y, prob = _random_multiclass(rng, 100, 3)
+    value, sigma = smooth_ece(y, prob, return_sigma=True)
+    assert isinstance(value, float) and value == sigma
+    value, sigma = smooth_ece(y, prob, sigma=0.1, return_sigma=True)
+    assert isinstance(sigma, float) and sigma == 0.1
+    values, sigmas = smooth_ece(
+        y, prob, reduction="classwise", return_per_class=True, return_sigma=True
+    )
+    assert values.shape == sigmas.shape == (3,)
+    assert_allclose(values, sigmas)
+    value, sigma = smooth_ece(y, prob, reduction="classwise", return_sigma=True)
+    assert_allclose([value, sigma], [values.mean(), sigmas.mean()])
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"sigma": 0.0}, "'sigma' parameter"),
+        ({"sigma": 1e-5}, "'sigma' parameter"),
+        ({"sigma": "silverman"}, "'sigma' parameter"),
+        ({"eps": 0.0}, "'eps' parameter"),
+        ({"eps": 1.0}, "'eps' parameter"),
+        ({"return_sigma": "yes"}, "'return_sigma' parameter"),
+    ],
+)
+def test_invalid_parameters(kwargs, match):
+    """Check that invalid hyper-parameters are rejected with a clear message."""
+    with pytest.raises(InvalidParameterError, match=match):
+        smooth_ece([0, 1], [0.2, 0.7], **kwargs)
+
+
+def test_curve_rejects_classwise_and_bad_n_points():
+    """Check that the curve takes a single view and at least two points."""
+    with pytest.raises(InvalidParameterError, match="'reduction' parameter"):
+        smooth_reliability_curve([0, 1], [0.2, 0.7], reduction="classwise")
+    with pytest.raises(InvalidParameterError, match="'n_points' parameter"):
+        smooth_reliability_curve([0, 1], [0.2, 0.7], n_points=1)
+
+
+def test_return_per_class_needs_classwise():
+    """Check that return_per_class without reduction="classwise" is an error."""
+    with pytest.raises(ValueError, match="return_per_class"):
+        smooth_ece([0, 1], [0.2, 0.7], return_per_class=True)
+
+
+def test_curve_views(global_random_seed):
+    """Check that top-label and one-vs-rest curves are those of the binary views."""
+    rng = np.random.RandomState(global_random_seed)
+    y, prob = _random_multiclass(rng, 150, 3)
+    top = smooth_reliability_curve(y, prob, sigma=0.05, n_points=51)
+    correct = (prob.argmax(axis=1) == y).astype(int)
+    binary = smooth_reliability_curve(
+        correct, prob.max(axis=1), sigma=0.05, n_points=51
+    )
+    assert_allclose(top.calibration, binary.calibration, equal_nan=True)
+    assert_allclose(top.density, binary.density)
+    one_vs_rest = smooth_reliability_curve(y, prob, pos_label=2, n_points=51)
+    expected = smooth_reliability_curve(y == 2, prob[:, 2], n_points=51)
+    assert_allclose(one_vs_rest.calibration, expected.calibration, equal_nan=True)
+    assert one_vs_rest.smooth_ece == smooth_ece(y, prob, pos_label=2)
+
+
+def test_curve_is_nan_far_from_the_data():
+    """Check that the outcome rate is NaN where the density is negligible, not 0."""
+    y, p = [1, 0], [0.1, 0.12]
+    curve = smooth_reliability_curve(y, p, sigma=0.005, n_points=11)
+    far = np.arange(11) != 1  # 20 or more bandwidths from the data
+    assert np.isnan(curve.calibration[far]).all()
+    assert (curve.density[far] < 1e-9 * curve.density.max()).all()
+    # Near the data it is the kernel regression, 1 / (1 + exp(-8)) at t = 0.1.
+    _, expected = ref_curve(y, p, None, 0.005, curve.grid[1:2])
+    assert_allclose(curve.calibration[1], expected[0], rtol=1e-6)
+    assert_allclose(curve.calibration[1], 1 / (1 + math.exp(-8)), rtol=1e-6)
+
+
+# ---------------------------------------------------------------------------
+# Real model outputs
+# ---------------------------------------------------------------------------
+
+
+def test_real_data_top_label_matches_reference(real_multiclass, global_random_seed):
+    """Check that top-label smECE on real outputs matches the reference."""
+    labels, probs = real_multiclass
+    probs = probs.astype(np.float64)
+    probs /= probs.sum(axis=1, keepdims=True)
+    value, sigma = smooth_ece(labels, probs, return_sigma=True)
+    correct = (probs.argmax(axis=1) == labels).astype(int)
+    confidence = probs.max(axis=1)
+    assert abs(np.mean(confidence - correct)) - 1e-12 <= value
+    rng = np.random.RandomState(global_random_seed)
+    rows = rng.choice(len(labels), size=1000, replace=False)
+    got = smooth_ece(labels[rows], probs[rows], sigma=sigma)
+    expected = ref_smooth_ece_sigma(correct[rows], confidence[rows], None, sigma)
+    assert_allclose(got, expected, atol=DISCRETISATION_ATOL, rtol=0)
