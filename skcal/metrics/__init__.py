@@ -9,6 +9,7 @@ from skcal.metrics._binned import (
 )
 from skcal.metrics._cutoff import cutoff_calibration_error, cutoff_calibration_test
 from skcal.metrics._lipschitz import smooth_calibration_error
+from skcal.metrics._logit_smoothed import logit_smoothed_ece
 from skcal.metrics._smooth import smooth_ece, smooth_reliability_curve
 
 __all__ = [
@@ -16,6 +17,7 @@ __all__ = [
     "cutoff_calibration_error",
     "cutoff_calibration_test",
     "expected_calibration_error",
+    "logit_smoothed_ece",
     "reliability_table",
     "smooth_calibration_error",
     "smooth_ece",
