@@ -115,3 +115,38 @@ def ref_views(y_true, y_prob, reduction, pos_label=1):
             ps.append(y_prob[i, best])
         return [(ys, ps)]
     return [([int(y_true[i] == c) for i in range(n)], y_prob[:, c]) for c in range(k)]
+
+
+def plugin_ece(y, p, w=None):
+    """ECE of the empirical distribution: one bin per distinct prediction."""
+    y = np.asarray(y, dtype=np.float64)
+    p = np.asarray(p, dtype=np.float64)
+    w = np.ones_like(p) if w is None else np.asarray(w, dtype=np.float64)
+    total = sum(abs((w * (y - p))[p == value].sum()) for value in np.unique(p).tolist())
+    return total / w.sum()
+
+
+def random_binary(rng, n, ties=False):
+    """Labels drawn from p ** 1.4 (miscalibrated); ``ties`` rounds p to 1-2 digits."""
+    p = rng.uniform(size=n)
+    if ties:
+        p = np.round(p, rng.randint(1, 3))
+    y = (rng.uniform(size=n) < p**1.4).astype(int)
+    return y, p
+
+
+def random_multiclass(rng, n, k):
+    """Softmax of Gaussian logits, labels drawn from the probabilities."""
+    logits = rng.normal(scale=2.0, size=(n, k))
+    prob = np.exp(logits - logits.max(axis=1, keepdims=True))
+    prob /= prob.sum(axis=1, keepdims=True)
+    y = np.array([rng.choice(k, p=row) for row in prob])
+    return y, prob
+
+
+def random_weights(rng, n):
+    """Uniform weights in [0, 3], 15% of them zero (never the first)."""
+    w = rng.uniform(0, 3, size=n)
+    w[rng.uniform(size=n) < 0.15] = 0.0
+    w[0] = 1.0
+    return w

@@ -15,6 +15,7 @@ from skcal.metrics import (
     reliability_table,
 )
 from tests.metrics._reference import ref_binned_error, ref_table, ref_views
+from tests.metrics._strategies import binary_data as _binary_data
 
 NORMS = ["l1", "l2", "max"]
 STRATEGIES = ["uniform", "quantile"]
@@ -335,17 +336,6 @@ def test_expected_calibration_error_is_l1():
 # Invariances (hypothesis)
 # ---------------------------------------------------------------------------
 
-_probabilities = st.floats(0.0, 1.0, allow_nan=False, width=64)
-
-
-@st.composite
-def _binary_data(draw, min_size=1, max_size=40):
-    n = draw(st.integers(min_size, max_size))
-    p = np.array(draw(st.lists(_probabilities, min_size=n, max_size=n)))
-    y = np.array(draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)))
-    return y, p
-
-
 _options = st.fixed_dictionaries(
     {
         "n_bins": st.integers(1, 12),
@@ -353,71 +343,6 @@ _options = st.fixed_dictionaries(
         "norm": st.sampled_from(NORMS),
     }
 )
-
-
-@given(data=_binary_data(), options=_options, seed=st.integers(0, 2**31 - 1))
-def test_permutation_invariance(data, options, seed):
-    """Check that the order of the samples does not matter."""
-    y, p = data
-    perm = np.random.RandomState(seed).permutation(len(y))
-    assert_allclose(
-        binned_calibration_error(y[perm], p[perm], **options),
-        binned_calibration_error(y, p, **options),
-        rtol=1e-12,
-        atol=1e-15,
-    )
-
-
-@given(data=_binary_data(), options=_options)
-def test_duplication_invariance(data, options):
-    """Check that duplicating the data set does not change the error."""
-    y, p = data
-    assert_allclose(
-        binned_calibration_error(np.r_[y, y], np.r_[p, p], **options),
-        binned_calibration_error(y, p, **options),
-        rtol=1e-12,
-        atol=1e-15,
-    )
-
-
-@given(
-    data=_binary_data(),
-    options=_options,
-    counts=st.lists(st.integers(0, 4), min_size=40, max_size=40),
-)
-def test_integer_weights_equal_repetition(data, options, counts):
-    """Check that integer sample weights equal repeated rows (zero = dropped)."""
-    y, p = data
-    w = np.array(counts[: len(y)])
-    if w.sum() == 0:
-        w[0] = 1
-    weighted = binned_calibration_error(y, p, sample_weight=w, **options)
-    repeated = binned_calibration_error(np.repeat(y, w), np.repeat(p, w), **options)
-    assert_allclose(weighted, repeated, rtol=1e-12, atol=1e-15)
-
-
-@given(data=_binary_data(), options=_options, scale=st.floats(1e-3, 1e3))
-def test_weight_scaling_invariance(data, options, scale):
-    """Check that multiplying every weight by a constant changes nothing."""
-    y, p = data
-    w = np.linspace(0.5, 2.0, len(y))
-    assert_allclose(
-        binned_calibration_error(y, p, sample_weight=w * scale, **options),
-        binned_calibration_error(y, p, sample_weight=w, **options),
-        rtol=1e-9,
-        atol=1e-14,
-    )
-
-
-@given(data=_binary_data(), options=_options)
-def test_two_columns_equal_one_column(data, options):
-    """Check that a binary (n, 2) input equals its positive column, every reduction."""
-    y, p = data
-    two = np.column_stack([1 - p, p])
-    for reduction in ("positive", "top_label", "classwise"):
-        assert binned_calibration_error(
-            y, two, reduction=reduction, **options
-        ) == binned_calibration_error(y, p, reduction=reduction, **options)
 
 
 @given(data=_binary_data(), n_bins=st.integers(1, 12), norm=st.sampled_from(NORMS))
@@ -436,19 +361,6 @@ def test_label_flip_uniform(data, n_bins, norm):
         rtol=1e-9,
         atol=1e-12,
     )
-
-
-@given(data=_binary_data(), options=_options)
-def test_relabelling_with_pos_label(data, options):
-    """Check that string labels with pos_label give the value of 0/1 labels."""
-    y, p = data
-    names = np.where(y == 1, "spam", "ham")
-    assert binned_calibration_error(
-        names, p, pos_label="spam", **options
-    ) == binned_calibration_error(y, p, **options)
-    assert binned_calibration_error(
-        y, 1 - p, pos_label=0, **options
-    ) == binned_calibration_error(1 - y, 1 - p, **options)
 
 
 # ---------------------------------------------------------------------------

@@ -11,6 +11,8 @@ from functools import partial
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from numpy.testing import assert_allclose
 
 from skcal.metrics import (
@@ -21,6 +23,7 @@ from skcal.metrics import (
     smooth_calibration_error,
     smooth_ece,
 )
+from tests.metrics._strategies import binary_data
 
 ALL_MEASURES = {
     "expected_calibration_error": expected_calibration_error,
@@ -156,3 +159,161 @@ def test_multiclass_reductions_are_consistent(measure):
     assert_allclose(func(y, prob, reduction="classwise"), vector.mean())
     for k in range(4):
         assert_allclose(vector[k], func(y == k, prob[:, k]), rtol=1e-12)
+
+
+# ---------------------------------------------------------------------------
+# Invariances as hypothesis properties, over each measure's options
+# ---------------------------------------------------------------------------
+
+# Each measure with a strategy for its options (a coarse eps keeps the
+# SmoothECE fixed-point search fast).
+PROPERTY_MEASURES = {
+    "binned_calibration_error": (
+        binned_calibration_error,
+        st.fixed_dictionaries(
+            {
+                "n_bins": st.integers(1, 12),
+                "strategy": st.sampled_from(["uniform", "quantile"]),
+                "norm": st.sampled_from(["l1", "l2", "max"]),
+            }
+        ),
+    ),
+    "cutoff_calibration_error": (cutoff_calibration_error, st.just({})),
+    "smooth_calibration_error": (
+        smooth_calibration_error,
+        st.sampled_from([{}, {"method": "grid", "n_grid": 50}]),
+    ),
+    "smooth_ece": (
+        smooth_ece,
+        st.sampled_from(
+            [
+                {"sigma": 0.02},
+                {"sigma": 0.1},
+                {"sigma": 0.6},
+                {"sigma": "auto", "eps": 0.01},
+            ]
+        ),
+    ),
+    "logit_smoothed_ece": (
+        logit_smoothed_ece,
+        st.fixed_dictionaries(
+            {
+                "sigma": st.sampled_from([0.1, 0.5, 2.0]),
+                "noise": st.sampled_from(["gaussian", "uniform"]),
+            }
+        ),
+    ),
+}
+
+parametrize_property_measures = pytest.mark.parametrize(
+    "name", sorted(PROPERTY_MEASURES)
+)
+
+
+def _assert_same(a, b):
+    assert_allclose(a, b, rtol=1e-10, atol=1e-13)
+
+
+@parametrize_property_measures
+@given(data=st.data())
+def test_permutation_invariance(name, data):
+    """Check that the order of the samples does not matter."""
+    func, options = PROPERTY_MEASURES[name]
+    y, p = data.draw(binary_data())
+    kwargs = data.draw(options)
+    perm = data.draw(st.permutations(range(len(y))))
+    _assert_same(func(y[perm], p[perm], **kwargs), func(y, p, **kwargs))
+
+
+@parametrize_property_measures
+@given(data=st.data())
+def test_duplication_invariance(name, data):
+    """Check that duplicating the data set does not change the value."""
+    func, options = PROPERTY_MEASURES[name]
+    y, p = data.draw(binary_data())
+    kwargs = data.draw(options)
+    _assert_same(func(np.r_[y, y], np.r_[p, p], **kwargs), func(y, p, **kwargs))
+
+
+@parametrize_property_measures
+@given(data=st.data())
+def test_integer_weights_equal_repetition(name, data):
+    """Check that integer sample weights equal repeated rows (zero = dropped)."""
+    func, options = PROPERTY_MEASURES[name]
+    y, p = data.draw(binary_data())
+    kwargs = data.draw(options)
+    counts = np.array(
+        data.draw(st.lists(st.integers(0, 4), min_size=len(y), max_size=len(y)))
+    )
+    if counts.sum() == 0:
+        counts[0] = 1
+    _assert_same(
+        func(y, p, sample_weight=counts, **kwargs),
+        func(np.repeat(y, counts), np.repeat(p, counts), **kwargs),
+    )
+
+
+@parametrize_property_measures
+@given(data=st.data(), scale=st.floats(1e-3, 1e3))
+def test_weight_scaling_invariance(name, data, scale):
+    """Check that multiplying every weight by a constant changes nothing."""
+    func, options = PROPERTY_MEASURES[name]
+    y, p = data.draw(binary_data())
+    kwargs = data.draw(options)
+    w = np.linspace(0.5, 2.0, len(y))
+    _assert_same(
+        func(y, p, sample_weight=w * scale, **kwargs),
+        func(y, p, sample_weight=w, **kwargs),
+    )
+
+
+@parametrize_property_measures
+@given(data=st.data())
+def test_two_columns_equal_one_column(name, data):
+    """Check that a binary (n, 2) input equals its positive column, every reduction."""
+    func, options = PROPERTY_MEASURES[name]
+    y, p = data.draw(binary_data())
+    kwargs = data.draw(options)
+    two = np.column_stack([1 - p, p])
+    for reduction in ("positive", "top_label", "classwise"):
+        assert func(y, two, reduction=reduction, **kwargs) == func(
+            y, p, reduction=reduction, **kwargs
+        )
+
+
+@parametrize_property_measures
+@given(data=st.data())
+def test_relabelling_property(name, data):
+    """Check that string labels with pos_label give the value of 0/1 labels."""
+    func, options = PROPERTY_MEASURES[name]
+    y, p = data.draw(binary_data())
+    kwargs = data.draw(options)
+    names = np.where(y == 1, "spam", "ham")
+    assert func(names, p, pos_label="spam", **kwargs) == func(y, p, **kwargs)
+    assert func(y, 1 - p, pos_label=0, **kwargs) == func(1 - y, 1 - p, **kwargs)
+
+
+# Measures that treat the two classes alike: flipping labels and predictions,
+# or averaging over both classes, changes nothing (binned errors are not among
+# them: their bins are right-closed).
+# The grid approximation of the smooth calibration error is not symmetric.
+SYMMETRIC = {
+    "cutoff_calibration_error": PROPERTY_MEASURES["cutoff_calibration_error"][1],
+    "logit_smoothed_ece": PROPERTY_MEASURES["logit_smoothed_ece"][1],
+    "smooth_calibration_error": st.just({"method": "exact"}),
+    "smooth_ece": PROPERTY_MEASURES["smooth_ece"][1],
+}
+
+
+@pytest.mark.parametrize("name", sorted(SYMMETRIC))
+@given(data=st.data())
+def test_label_flip_symmetry(name, data):
+    """Check that f(1 - y, 1 - p) = f(y, p), and classwise = positive, on binary data.
+
+    SmoothECE claim 24 and LS-ECE claim C24 (symmetric noise) in the notes.
+    """
+    func = PROPERTY_MEASURES[name][0]
+    y, p = data.draw(binary_data())
+    kwargs = data.draw(SYMMETRIC[name])
+    _assert_same(func(1 - y, 1 - p, **kwargs), func(y, p, **kwargs))
+    _assert_same(func(y, p, reduction="classwise", **kwargs), func(y, p, **kwargs))

@@ -12,7 +12,14 @@ from numpy.testing import assert_allclose
 from sklearn.isotonic import IsotonicRegression
 
 from skcal.metrics import cutoff_calibration_error, cutoff_calibration_test
-from tests.metrics._reference import ref_views
+from tests.metrics._reference import (
+    plugin_ece,
+    random_binary,
+    random_multiclass,
+    random_weights,
+    ref_views,
+)
+from tests.metrics._strategies import binary_data as _binary_data
 
 # ---------------------------------------------------------------------------
 # Reference implementation: brute force over all closed intervals
@@ -38,41 +45,6 @@ def brute_force_cutoff(y, p, w=None):
     return best / w.sum()
 
 
-def plugin_ece(y, p, w=None):
-    """ECE of the empirical distribution: one bin per distinct prediction."""
-    y = np.asarray(y, dtype=np.float64)
-    p = np.asarray(p, dtype=np.float64)
-    w = np.ones_like(p) if w is None else np.asarray(w, dtype=np.float64)
-    total = 0.0
-    for value in set(p.tolist()):
-        inside = p == value
-        total += abs((w[inside] * (y[inside] - p[inside])).sum())
-    return total / w.sum()
-
-
-def _random_binary(rng, n, ties=False):
-    p = rng.uniform(size=n)
-    if ties:
-        p = np.round(p, rng.randint(1, 3))
-    y = (rng.uniform(size=n) < p**1.4).astype(int)
-    return y, p
-
-
-def _random_multiclass(rng, n, k):
-    logits = rng.normal(scale=2.0, size=(n, k))
-    prob = np.exp(logits - logits.max(axis=1, keepdims=True))
-    prob /= prob.sum(axis=1, keepdims=True)
-    y = np.array([rng.choice(k, p=row) for row in prob])
-    return y, prob
-
-
-def _weights(rng, n):
-    w = rng.uniform(0, 3, size=n)
-    w[rng.uniform(size=n) < 0.15] = 0.0
-    w[0] = 1.0
-    return w
-
-
 # ---------------------------------------------------------------------------
 # Agreement with the reference
 # ---------------------------------------------------------------------------
@@ -84,8 +56,8 @@ def _weights(rng, n):
 def test_binary_matches_brute_force(global_random_seed, n, ties, weighted):
     """Check the binary error against the brute force over all intervals."""
     rng = np.random.RandomState(global_random_seed)
-    y, p = _random_binary(rng, n, ties=ties)
-    w = _weights(rng, n) if weighted else None
+    y, p = random_binary(rng, n, ties=ties)
+    w = random_weights(rng, n) if weighted else None
     got = cutoff_calibration_error(y, p, sample_weight=w)
     assert isinstance(got, float)
     assert_allclose(got, brute_force_cutoff(y, p, w), rtol=1e-12, atol=1e-15)
@@ -97,10 +69,10 @@ def test_binary_matches_brute_force(global_random_seed, n, ties, weighted):
 def test_multiclass_matches_brute_force(global_random_seed, reduction, weighted, n, k):
     """Check top-label and classwise errors against the brute force per view."""
     rng = np.random.RandomState(global_random_seed)
-    y, prob = _random_multiclass(rng, n, k)
+    y, prob = random_multiclass(rng, n, k)
     prob = np.round(prob, 2)  # ties, including ties in the argmax
     prob /= prob.sum(axis=1, keepdims=True)
-    w = _weights(rng, n) if weighted else None
+    w = random_weights(rng, n) if weighted else None
     per_class = [
         brute_force_cutoff(yv, pv, w) for yv, pv in ref_views(y, prob, reduction)
     ]
@@ -117,7 +89,7 @@ def test_multiclass_matches_brute_force(global_random_seed, reduction, weighted,
 def test_positive_reduction_of_a_multiclass_problem(global_random_seed):
     """Check that pos_label selects the one-vs-rest view of that class."""
     rng = np.random.RandomState(global_random_seed)
-    y, prob = _random_multiclass(rng, 40, 4)
+    y, prob = random_multiclass(rng, 40, 4)
     got = cutoff_calibration_error(y, prob, pos_label=2)
     assert_allclose(got, brute_force_cutoff(y == 2, prob[:, 2]), rtol=1e-12)
 
@@ -153,8 +125,8 @@ def test_chain_of_bounds(global_random_seed, weighted):
     """Check claim 2: |mean residual| <= cutoff <= plug-in ECE <= mean |y - p| <= 1."""
     rng = np.random.RandomState(global_random_seed)
     for ties in (False, True):
-        y, p = _random_binary(rng, 80, ties=ties)
-        w = _weights(rng, 80) if weighted else np.ones(80)
+        y, p = random_binary(rng, 80, ties=ties)
+        w = random_weights(rng, 80) if weighted else np.ones(80)
         cutoff = cutoff_calibration_error(y, p, sample_weight=w)
         mean_residual = abs(np.average(y - p, weights=w))
         mean_absolute = np.average(np.abs(y - p), weights=w)
@@ -187,7 +159,7 @@ def test_constant_forecast_at_the_mean_is_zero(global_random_seed):
 def test_isotonic_fit_has_zero_in_sample_error(global_random_seed, ties):
     """Check claim 4: isotonic regression has no in-sample cutoff error (Lemma D.1)."""
     rng = np.random.RandomState(global_random_seed)
-    y, p = _random_binary(rng, 300, ties=ties)
+    y, p = random_binary(rng, 300, ties=ties)
     w = rng.uniform(0.5, 2.0, size=300)
     for weights in (None, w):
         fitted = IsotonicRegression(y_min=0, y_max=1).fit_transform(
@@ -253,7 +225,7 @@ def test_default_tolerance_of_modified_platt():
     rng = np.random.RandomState(0)
 
     def margin(n):
-        y, p = _random_binary(rng, n)
+        y, p = random_binary(rng, n)
         return cutoff_calibration_test(y, p, tolerance=0.1).margin
 
     assert_allclose(margin(10_000), 0.2244775, atol=1e-7)
@@ -283,7 +255,7 @@ def test_monotone_risk_gap_is_at_most_twice_the_cutoff_error(global_random_seed)
     rng = np.random.RandomState(global_random_seed)
     for _ in range(30):
         n = rng.randint(5, 60)
-        y, p = _random_binary(rng, n, ties=bool(rng.randint(2)))
+        y, p = random_binary(rng, n, ties=bool(rng.randint(2)))
         tau = rng.uniform()
         plug_in = _risk(y, (p >= tau).astype(float), tau)
         cuts = np.r_[-np.inf, np.unique(p), np.inf]
@@ -323,7 +295,7 @@ def test_population_fixtures():
 def test_histogram_binning_construction(global_random_seed, n_bins):
     """Check claim 14: binning is calibrated in-sample, E|g - f| <= N cutoff + 1/N."""
     rng = np.random.RandomState(global_random_seed)
-    y, p = _random_binary(rng, 500)
+    y, p = random_binary(rng, 500)
     bins = np.maximum(np.ceil(p * n_bins) - 1, 0)
     g = np.zeros_like(p)
     for j in np.unique(bins):
@@ -386,7 +358,7 @@ def test_bootstrap_margin_is_the_null_quantile():
 def test_bound_decision_and_fields(global_random_seed):
     """Check the fields of the bound test and its decision rule."""
     rng = np.random.RandomState(global_random_seed)
-    y, p = _random_binary(rng, 2000)
+    y, p = random_binary(rng, 2000)
     statistic = cutoff_calibration_error(y, p)
     margin = (20 + math.sqrt(2 * math.log(1 / 0.05))) / math.sqrt(2000)
     for tolerance in (0.1, 0.5, 0.6, 1.0):
@@ -413,7 +385,7 @@ def test_bound_never_certifies_below_the_margin(global_random_seed):
     ).certified
     # At a tolerance equal to the margin, a zero statistic is certified.
     assert cutoff_calibration_test(y, np.full(4, 0.5), tolerance=margin).certified
-    y, p = _random_binary(rng, 300)
+    y, p = random_binary(rng, 300)
     for alpha in (0.01, 0.05, 0.5):
         result = cutoff_calibration_test(y, p, tolerance=1.0, alpha=alpha)
         below = cutoff_calibration_test(
@@ -425,7 +397,7 @@ def test_bound_never_certifies_below_the_margin(global_random_seed):
 def test_bound_margin_uses_the_effective_sample_size(global_random_seed):
     """Check that weights enter the bound through Kish's effective size."""
     rng = np.random.RandomState(global_random_seed)
-    y, p = _random_binary(rng, 400)
+    y, p = random_binary(rng, 400)
     w = rng.uniform(0.1, 3.0, size=400)
     result = cutoff_calibration_test(y, p, tolerance=0.9, sample_weight=w)
     n_eff = w.sum() ** 2 / (w**2).sum()
@@ -449,7 +421,7 @@ def test_bound_margin_uses_the_effective_sample_size(global_random_seed):
 def test_bootstrap_decision_and_fields(global_random_seed):
     """Check that the bootstrap certifies iff p_value <= alpha, as threshold says."""
     rng = np.random.RandomState(global_random_seed)
-    y, p = _random_binary(rng, 500)
+    y, p = random_binary(rng, 500)
     for tolerance in (0.01, 0.03, 0.06, 0.2):
         for n_bootstrap in (19, 99, 200):
             result = cutoff_calibration_test(
@@ -472,7 +444,7 @@ def test_bootstrap_decision_and_fields(global_random_seed):
 def test_bootstrap_is_reproducible():
     """Check that random_state fixes the bootstrap draws."""
     rng = np.random.RandomState(0)
-    y, p = _random_binary(rng, 300)
+    y, p = random_binary(rng, 300)
     kwargs = dict(tolerance=0.05, method="bootstrap", n_bootstrap=200)
     a = cutoff_calibration_test(y, p, random_state=7, **kwargs)
     b = cutoff_calibration_test(y, p, random_state=np.random.RandomState(7), **kwargs)
@@ -498,7 +470,7 @@ def test_bootstrap_with_too_few_draws_never_certifies():
 def test_decision_is_monotone_in_the_tolerance(global_random_seed, method):
     """Check that a certified tolerance stays certified when it grows."""
     rng = np.random.RandomState(global_random_seed)
-    y, p = _random_binary(rng, 3000)
+    y, p = random_binary(rng, 3000)
     decisions = [
         cutoff_calibration_test(
             y, p, tolerance=t, method=method, n_bootstrap=99, random_state=0
@@ -621,7 +593,7 @@ def test_calibration_p_value_level_and_power(reduction):
 def test_bootstrap_margin_matches_the_simulated_null(reduction):
     """Check the multiclass bootstrap margin against the simulated null quantile."""
     rng = np.random.RandomState(0)
-    y, prob = _random_multiclass(rng, 300, 3)
+    y, prob = random_multiclass(rng, 300, 3)
     null = []
     for _ in range(1000):
         # Labels drawn from each row by the Gumbel-max trick.
@@ -644,7 +616,7 @@ def test_bootstrap_margin_matches_the_simulated_null(reduction):
 def test_binary_classwise_bootstrap_equals_positive_in_distribution():
     """Check that the classwise null of a binary problem matches the positive one."""
     rng = np.random.RandomState(0)
-    y, p = _random_binary(rng, 400)
+    y, p = random_binary(rng, 400)
     kwargs = dict(tolerance=0.2, method="bootstrap", n_bootstrap=600, random_state=1)
     classwise = cutoff_calibration_test(y, p, reduction="classwise", **kwargs)
     positive = cutoff_calibration_test(y, p, reduction="positive", **kwargs)
@@ -707,88 +679,6 @@ def test_ties_are_all_in_or_all_out():
 # ---------------------------------------------------------------------------
 # Invariances (hypothesis)
 # ---------------------------------------------------------------------------
-
-_probabilities = st.floats(0.0, 1.0, allow_nan=False, width=64)
-
-
-@st.composite
-def _binary_data(draw, min_size=1, max_size=40):
-    n = draw(st.integers(min_size, max_size))
-    # Values on a coarse grid half of the time, to exercise ties.
-    coarse = draw(st.booleans())
-    values = st.sampled_from([0.0, 0.25, 0.5, 0.75, 1.0]) if coarse else _probabilities
-    p = np.array(draw(st.lists(values, min_size=n, max_size=n)))
-    y = np.array(draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)))
-    return y, p
-
-
-@given(data=_binary_data(), seed=st.integers(0, 2**31 - 1))
-def test_permutation_invariance(data, seed):
-    """Check that the order of the samples does not matter."""
-    y, p = data
-    perm = np.random.RandomState(seed).permutation(len(y))
-    assert_allclose(
-        cutoff_calibration_error(y[perm], p[perm]),
-        cutoff_calibration_error(y, p),
-        rtol=1e-12,
-        atol=1e-15,
-    )
-
-
-@given(data=_binary_data())
-def test_duplication_invariance(data):
-    """Check that duplicating the data set does not change the error."""
-    y, p = data
-    assert_allclose(
-        cutoff_calibration_error(np.r_[y, y], np.r_[p, p]),
-        cutoff_calibration_error(y, p),
-        rtol=1e-12,
-        atol=1e-15,
-    )
-
-
-@given(data=_binary_data(), counts=st.lists(st.integers(0, 4), min_size=40))
-def test_integer_weights_equal_repetition(data, counts):
-    """Check that integer sample weights equal repeated rows (zero = dropped)."""
-    y, p = data
-    w = np.array(counts[: len(y)])
-    if w.sum() == 0:
-        w[0] = 1
-    assert_allclose(
-        cutoff_calibration_error(y, p, sample_weight=w),
-        cutoff_calibration_error(np.repeat(y, w), np.repeat(p, w)),
-        rtol=1e-12,
-        atol=1e-15,
-    )
-
-
-@given(data=_binary_data())
-def test_label_flip_symmetry(data):
-    """Check that flipping labels and predictions mirrors the intervals."""
-    y, p = data
-    assert_allclose(
-        cutoff_calibration_error(1 - y, 1 - p),
-        cutoff_calibration_error(y, p),
-        rtol=1e-12,
-        atol=1e-15,
-    )
-
-
-@given(data=_binary_data())
-def test_reductions_of_a_binary_problem(data):
-    """Check that (n, 2) input equals its column, and classwise equals positive."""
-    y, p = data
-    two = np.column_stack([1 - p, p])
-    for reduction in ("positive", "top_label", "classwise"):
-        assert cutoff_calibration_error(
-            y, two, reduction=reduction
-        ) == cutoff_calibration_error(y, p, reduction=reduction)
-    assert_allclose(
-        cutoff_calibration_error(y, p, reduction="classwise"),
-        cutoff_calibration_error(y, p),
-        rtol=1e-12,
-        atol=1e-15,
-    )
 
 
 @given(data=_binary_data(), tolerance=st.floats(0.0, 1.5))
@@ -870,7 +760,7 @@ def test_real_data_top_label(real_multiclass):
 def test_extreme_weight_scales(scale):
     """Check that weights of extreme magnitude neither underflow nor overflow."""
     rng = np.random.RandomState(0)
-    y, p = _random_binary(rng, 200)
+    y, p = random_binary(rng, 200)
     w = rng.uniform(0.5, 2, size=200)
     assert_allclose(
         cutoff_calibration_error(y, p, sample_weight=w * scale),

@@ -4,15 +4,19 @@
 
 import numpy as np
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 from numpy.testing import assert_allclose
 from scipy import sparse
 from scipy.optimize import linprog
 from scipy.stats import spearmanr
 
 from skcal.metrics import cutoff_calibration_error, smooth_calibration_error
-from tests.metrics._reference import ref_views
+from tests.metrics._reference import (
+    plugin_ece,
+    random_binary,
+    random_multiclass,
+    random_weights,
+    ref_views,
+)
 
 # ---------------------------------------------------------------------------
 # Reference implementations: generic linear programs
@@ -76,38 +80,6 @@ def lp_distance_to_calibration(y, p, w, grid):
     return result.fun
 
 
-def plugin_ece(y, p, w=None):
-    """ECE of the empirical distribution: one bin per distinct prediction."""
-    y = np.asarray(y, dtype=np.float64)
-    p = np.asarray(p, dtype=np.float64)
-    w = np.ones_like(p) if w is None else np.asarray(w, dtype=np.float64)
-    total = sum(abs((w * (y - p))[p == value].sum()) for value in np.unique(p).tolist())
-    return total / w.sum()
-
-
-def _random_binary(rng, n, ties=False):
-    p = rng.uniform(size=n)
-    if ties:
-        p = np.round(p, rng.randint(1, 3))
-    y = (rng.uniform(size=n) < p**1.4).astype(int)
-    return y, p
-
-
-def _random_multiclass(rng, n, k):
-    logits = rng.normal(scale=2.0, size=(n, k))
-    prob = np.exp(logits - logits.max(axis=1, keepdims=True))
-    prob /= prob.sum(axis=1, keepdims=True)
-    y = np.array([rng.choice(k, p=row) for row in prob])
-    return y, prob
-
-
-def _weights(rng, n):
-    w = rng.uniform(0, 3, size=n)
-    w[rng.uniform(size=n) < 0.15] = 0.0
-    w[0] = 1.0
-    return w
-
-
 # ---------------------------------------------------------------------------
 # Agreement with the linear program
 # ---------------------------------------------------------------------------
@@ -119,8 +91,8 @@ def _weights(rng, n):
 def test_binary_matches_linear_program(global_random_seed, n, ties, weighted):
     """Check the exact algorithm against a generic LP solver."""
     rng = np.random.RandomState(global_random_seed)
-    y, p = _random_binary(rng, n, ties=ties)
-    w = _weights(rng, n) if weighted else None
+    y, p = random_binary(rng, n, ties=ties)
+    w = random_weights(rng, n) if weighted else None
     got = smooth_calibration_error(y, p, sample_weight=w, method="exact")
     assert isinstance(got, float)
     assert_allclose(got, lp_smooth_error(y, p, w), rtol=1e-7, atol=1e-10)
@@ -148,8 +120,8 @@ def test_many_random_small_problems_match_linear_program(global_random_seed):
 def test_multiclass_matches_linear_program(global_random_seed, reduction, weighted):
     """Check top-label and classwise errors against the LP per view."""
     rng = np.random.RandomState(global_random_seed)
-    y, prob = _random_multiclass(rng, 80, 4)
-    w = _weights(rng, 80) if weighted else None
+    y, prob = random_multiclass(rng, 80, 4)
+    w = random_weights(rng, 80) if weighted else None
     per_class = [lp_smooth_error(yv, pv, w) for yv, pv in ref_views(y, prob, reduction)]
     got = smooth_calibration_error(y, prob, sample_weight=w, reduction=reduction)
     assert_allclose(got, np.mean(per_class), rtol=1e-7, atol=1e-10)
@@ -171,8 +143,8 @@ def test_multiclass_matches_linear_program(global_random_seed, reduction, weight
 def test_grid_is_the_exact_error_at_cell_centres(global_random_seed, n_grid, weighted):
     """Check that the grid method solves the problem moved to the cell centres."""
     rng = np.random.RandomState(global_random_seed)
-    y, p = _random_binary(rng, 120)
-    w = _weights(rng, 120) if weighted else None
+    y, p = random_binary(rng, 120)
+    w = random_weights(rng, 120) if weighted else None
     # Cells are right-closed, (j / n_grid, (j + 1) / n_grid]; random p avoid edges.
     centres = (np.ceil(p * n_grid) - 0.5) / n_grid
     got = smooth_calibration_error(y, p, sample_weight=w, method="grid", n_grid=n_grid)
@@ -192,8 +164,8 @@ def test_grid_error_is_within_its_bound(global_random_seed, n_grid):
     """Check that the grid value is within mean|y - p| / (2 n_grid) of the exact."""
     rng = np.random.RandomState(global_random_seed)
     for weighted in (False, True):
-        y, p = _random_binary(rng, 300)
-        w = _weights(rng, 300) if weighted else np.ones(300)
+        y, p = random_binary(rng, 300)
+        w = random_weights(rng, 300) if weighted else np.ones(300)
         exact = smooth_calibration_error(y, p, sample_weight=w, method="exact")
         grid = smooth_calibration_error(
             y, p, sample_weight=w, method="grid", n_grid=n_grid
@@ -205,7 +177,7 @@ def test_grid_error_is_within_its_bound(global_random_seed, n_grid):
 def test_auto_switches_to_the_grid_above_n_grid_distinct_values():
     """Check that "auto" is exact up to n_grid distinct predictions, grid above."""
     rng = np.random.RandomState(0)
-    y, p = _random_binary(rng, 50)
+    y, p = random_binary(rng, 50)
     p[:30] = np.round(p[:30], 1)
     distinct = len(np.unique(p))
     exact = smooth_calibration_error(y, p, method="exact")
@@ -239,8 +211,8 @@ def test_bounds_by_the_cutoff_error(global_random_seed, ties):
     rng = np.random.RandomState(global_random_seed)
     for _ in range(30):
         n = rng.randint(1, 80)
-        y, p = _random_binary(rng, n, ties=ties)
-        w = _weights(rng, n)
+        y, p = random_binary(rng, n, ties=ties)
+        w = random_weights(rng, n)
         smooth = smooth_calibration_error(y, p, sample_weight=w)
         cutoff = cutoff_calibration_error(y, p, sample_weight=w)
         assert smooth <= (1 + np.ptp(p[w > 0]) / 2) * cutoff + 1e-12
@@ -253,8 +225,8 @@ def test_chain_of_bounds(global_random_seed, weighted):
     """Check |mean residual| <= smCE <= plug-in ECE <= mean |y - p| (note 5.13)."""
     rng = np.random.RandomState(global_random_seed)
     for ties in (False, True):
-        y, p = _random_binary(rng, 100, ties=ties)
-        w = _weights(rng, 100) if weighted else np.ones(100)
+        y, p = random_binary(rng, 100, ties=ties)
+        w = random_weights(rng, 100) if weighted else np.ones(100)
         smooth = smooth_calibration_error(y, p, sample_weight=w)
         assert abs(np.average(y - p, weights=w)) <= smooth + 1e-15
         assert smooth <= plugin_ece(y, p, w) + 1e-15
@@ -469,100 +441,6 @@ def test_invalid_parameters():
 # Invariances (hypothesis)
 # ---------------------------------------------------------------------------
 
-_probabilities = st.floats(0.0, 1.0, allow_nan=False, width=64)
-
-
-@st.composite
-def _binary_data(draw, min_size=1, max_size=40):
-    n = draw(st.integers(min_size, max_size))
-    coarse = draw(st.booleans())
-    values = st.sampled_from([0.0, 0.25, 0.5, 0.75, 1.0]) if coarse else _probabilities
-    p = np.array(draw(st.lists(values, min_size=n, max_size=n)))
-    y = np.array(draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)))
-    return y, p
-
-
-@given(data=_binary_data(), seed=st.integers(0, 2**31 - 1))
-def test_permutation_invariance(data, seed):
-    """Check that the order of the samples does not matter."""
-    y, p = data
-    perm = np.random.RandomState(seed).permutation(len(y))
-    assert_allclose(
-        smooth_calibration_error(y[perm], p[perm]),
-        smooth_calibration_error(y, p),
-        rtol=1e-12,
-        atol=1e-15,
-    )
-
-
-@given(data=_binary_data())
-def test_duplication_invariance(data):
-    """Check that duplicating the data set does not change the error."""
-    y, p = data
-    assert_allclose(
-        smooth_calibration_error(np.r_[y, y], np.r_[p, p]),
-        smooth_calibration_error(y, p),
-        rtol=1e-12,
-        atol=1e-15,
-    )
-
-
-@given(data=_binary_data(), counts=st.lists(st.integers(0, 4), min_size=40))
-def test_integer_weights_equal_repetition(data, counts):
-    """Check that integer sample weights equal repeated rows (zero = dropped)."""
-    y, p = data
-    w = np.array(counts[: len(y)])
-    if w.sum() == 0:
-        w[0] = 1
-    assert_allclose(
-        smooth_calibration_error(y, p, sample_weight=w),
-        smooth_calibration_error(np.repeat(y, w), np.repeat(p, w)),
-        rtol=1e-12,
-        atol=1e-15,
-    )
-
-
-@given(data=_binary_data())
-def test_label_flip_symmetry(data):
-    """Check that flipping labels and predictions changes nothing."""
-    y, p = data
-    assert_allclose(
-        smooth_calibration_error(1 - y, 1 - p),
-        smooth_calibration_error(y, p),
-        rtol=1e-12,
-        atol=1e-15,
-    )
-
-
-@given(data=_binary_data(), scale=st.floats(1e-3, 1e3))
-def test_weight_scaling_invariance(data, scale):
-    """Check that multiplying every weight by a constant changes nothing."""
-    y, p = data
-    w = np.linspace(0.5, 2.0, len(y))
-    assert_allclose(
-        smooth_calibration_error(y, p, sample_weight=w * scale),
-        smooth_calibration_error(y, p, sample_weight=w),
-        rtol=1e-9,
-        atol=1e-14,
-    )
-
-
-@given(data=_binary_data())
-def test_reductions_of_a_binary_problem(data):
-    """Check that (n, 2) input equals its column, and classwise equals positive."""
-    y, p = data
-    two = np.column_stack([1 - p, p])
-    for reduction in ("positive", "top_label", "classwise"):
-        assert smooth_calibration_error(
-            y, two, reduction=reduction
-        ) == smooth_calibration_error(y, p, reduction=reduction)
-    assert_allclose(
-        smooth_calibration_error(y, p, reduction="classwise"),
-        smooth_calibration_error(y, p),
-        rtol=1e-12,
-        atol=1e-15,
-    )
-
 
 # ---------------------------------------------------------------------------
 # Real model outputs
@@ -593,7 +471,7 @@ def test_real_data_top_label(real_multiclass):
 def test_extreme_weight_scales(scale):
     """Check that weights of extreme magnitude neither underflow nor overflow."""
     rng = np.random.RandomState(0)
-    y, p = _random_binary(rng, 200)
+    y, p = random_binary(rng, 200)
     w = rng.uniform(0.5, 2, size=200)
     for method in ("exact", "grid"):
         assert_allclose(

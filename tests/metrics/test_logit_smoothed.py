@@ -26,6 +26,7 @@ from skcal.metrics._logit_smoothed import (
     _target_cells,
 )
 from tests.metrics._reference import ref_views
+from tests.metrics._strategies import binary_data as _binary_data
 
 NOISES = ["gaussian", "uniform"]
 SQRT_2PI = math.sqrt(2 * math.pi)
@@ -798,17 +799,6 @@ def test_classwise_vector_and_mean():
 # Invariances (hypothesis)
 # ---------------------------------------------------------------------------
 
-_probabilities = st.floats(0.0, 1.0, allow_nan=False, width=64)
-
-
-@st.composite
-def _binary_data(draw, min_size=1, max_size=20):
-    n = draw(st.integers(min_size, max_size))
-    p = np.array(draw(st.lists(_probabilities, min_size=n, max_size=n)))
-    y = np.array(draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)))
-    return y, p
-
-
 _options = st.fixed_dictionaries(
     {"sigma": st.sampled_from([0.1, 0.5, 2.0]), "noise": st.sampled_from(NOISES)}
 )
@@ -823,75 +813,6 @@ def test_bounds_and_jensen_lower_bound(data, options):
     h = np.clip(logit(p), -_MAX_LOGIT, _MAX_LOGIT)
     smoothed = _expected_smoothed_prediction(h, options["sigma"], options["noise"])
     assert value >= abs(y.mean() - smoothed.mean()) - 1e-9
-
-
-@given(data=_binary_data(), options=_options, seed=st.integers(0, 2**31 - 1))
-def test_permutation_invariance(data, options, seed):
-    """Check that the order of the samples does not matter (C27)."""
-    y, p = data
-    perm = np.random.RandomState(seed).permutation(len(y))
-    assert_allclose(
-        logit_smoothed_ece(y[perm], p[perm], **options),
-        logit_smoothed_ece(y, p, **options),
-        rtol=1e-10,
-        atol=1e-13,
-    )
-
-
-@given(data=_binary_data(), options=_options)
-def test_duplication_invariance(data, options):
-    """Check that duplicating the data set does not change the value."""
-    y, p = data
-    assert_allclose(
-        logit_smoothed_ece(np.r_[y, y], np.r_[p, p], **options),
-        logit_smoothed_ece(y, p, **options),
-        rtol=1e-10,
-        atol=1e-13,
-    )
-
-
-@given(
-    data=_binary_data(),
-    options=_options,
-    counts=st.lists(st.integers(0, 4), min_size=20, max_size=20),
-)
-def test_integer_weights_equal_repetition(data, options, counts):
-    """Check that integer sample weights equal repeated rows (zero = dropped)."""
-    y, p = data
-    w = np.array(counts[: len(y)])
-    if w.sum() == 0:
-        w[0] = 1
-    assert_allclose(
-        logit_smoothed_ece(y, p, sample_weight=w, **options),
-        logit_smoothed_ece(np.repeat(y, w), np.repeat(p, w), **options),
-        rtol=1e-10,
-        atol=1e-13,
-    )
-
-
-@given(data=_binary_data(), options=_options, scale=st.floats(1e-3, 1e3))
-def test_weight_scaling_invariance(data, options, scale):
-    """Check that multiplying every weight by a constant changes nothing."""
-    y, p = data
-    w = np.linspace(0.5, 2.0, len(y))
-    assert_allclose(
-        logit_smoothed_ece(y, p, sample_weight=w * scale, **options),
-        logit_smoothed_ece(y, p, sample_weight=w, **options),
-        rtol=1e-10,
-        atol=1e-13,
-    )
-
-
-@given(data=_binary_data(), options=_options)
-def test_label_flip_symmetry(data, options):
-    """Check that LS-ECE(h, y) = LS-ECE(-h, 1 - y) for symmetric noise (C24)."""
-    y, p = data
-    assert_allclose(
-        logit_smoothed_ece(1 - y, 1 - p, **options),
-        logit_smoothed_ece(y, p, **options),
-        rtol=1e-9,
-        atol=1e-12,
-    )
 
 
 @given(data=_binary_data(), options=_options)

@@ -14,6 +14,7 @@ from scipy.optimize import brentq, linprog
 from skcal._validation import InvalidParameterError
 from skcal.metrics import smooth_ece, smooth_reliability_curve
 from tests.metrics._reference import ref_views
+from tests.metrics._strategies import binary_data as _binary_data
 
 # The discretisation error bound documented in the Notes of smooth_ece.
 DISCRETISATION_ATOL = 1.5e-5
@@ -604,17 +605,6 @@ def test_ties_equal_aggregated_weights(global_random_seed):
 # Invariances (hypothesis)
 # ---------------------------------------------------------------------------
 
-_probabilities = st.floats(0.0, 1.0, allow_nan=False, width=64)
-
-
-@st.composite
-def _binary_data(draw, min_size=1, max_size=30):
-    n = draw(st.integers(min_size, max_size))
-    p = np.array(draw(st.lists(_probabilities, min_size=n, max_size=n)))
-    y = np.array(draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)))
-    return y, p
-
-
 # A coarse eps keeps the fixed-point search fast under hypothesis.
 _options = st.sampled_from(
     [
@@ -624,72 +614,6 @@ _options = st.sampled_from(
         {"sigma": "auto", "eps": 0.01},
     ]
 )
-
-
-@given(data=_binary_data(), options=_options, seed=st.integers(0, 2**31 - 1))
-def test_permutation_invariance(data, options, seed):
-    """Check that the order of the samples does not matter (claim 25)."""
-    y, p = data
-    perm = np.random.RandomState(seed).permutation(len(y))
-    assert_allclose(
-        smooth_ece(y[perm], p[perm], **options),
-        smooth_ece(y, p, **options),
-        rtol=1e-10,
-        atol=1e-13,
-    )
-
-
-@given(data=_binary_data(), options=_options)
-def test_duplication_invariance(data, options):
-    """Check that duplicating the data set does not change the error (claim 25)."""
-    y, p = data
-    assert_allclose(
-        smooth_ece(np.r_[y, y], np.r_[p, p], **options),
-        smooth_ece(y, p, **options),
-        rtol=1e-10,
-        atol=1e-13,
-    )
-
-
-@given(
-    data=_binary_data(),
-    options=_options,
-    counts=st.lists(st.integers(0, 4), min_size=30, max_size=30),
-)
-def test_integer_weights_equal_repetition(data, options, counts):
-    """Check that integer sample weights equal repeated rows (zero = dropped)."""
-    y, p = data
-    w = np.array(counts[: len(y)])
-    if w.sum() == 0:
-        w[0] = 1
-    weighted = smooth_ece(y, p, sample_weight=w, **options)
-    repeated = smooth_ece(np.repeat(y, w), np.repeat(p, w), **options)
-    assert_allclose(weighted, repeated, rtol=1e-10, atol=1e-13)
-
-
-@given(data=_binary_data(), options=_options, scale=st.floats(1e-3, 1e3))
-def test_weight_scaling_invariance(data, options, scale):
-    """Check that multiplying every weight by a constant changes nothing."""
-    y, p = data
-    w = np.linspace(0.5, 2.0, len(y))
-    assert_allclose(
-        smooth_ece(y, p, sample_weight=w * scale, **options),
-        smooth_ece(y, p, sample_weight=w, **options),
-        rtol=1e-10,
-        atol=1e-13,
-    )
-
-
-@given(data=_binary_data(), options=_options)
-def test_label_flip_symmetry(data, options):
-    """Check that smECE(1 - y, 1 - p) = smECE(y, p) (claim 24)."""
-    y, p = data
-    assert_allclose(
-        smooth_ece(1 - y, 1.0 - p, **options),
-        smooth_ece(y, p, **options),
-        rtol=1e-9,
-        atol=1e-12,
-    )
 
 
 @given(data=_binary_data(), options=_options)
