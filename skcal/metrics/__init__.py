@@ -8,16 +8,22 @@ from skcal.metrics._binned import (
     reliability_table,
 )
 from skcal.metrics._cutoff import cutoff_calibration_error, cutoff_calibration_test
+from skcal.metrics._decomposition import calibration_decomposition
+from skcal.metrics._improvement import recalibration_improvement
+from skcal.metrics._kernel import kernel_calibration_error
 from skcal.metrics._lipschitz import smooth_calibration_error
 from skcal.metrics._logit_smoothed import logit_smoothed_ece
 from skcal.metrics._smooth import smooth_ece, smooth_reliability_curve
 
 __all__ = [
     "binned_calibration_error",
+    "calibration_decomposition",
     "cutoff_calibration_error",
     "cutoff_calibration_test",
     "expected_calibration_error",
+    "kernel_calibration_error",
     "logit_smoothed_ece",
+    "recalibration_improvement",
     "reliability_table",
     "smooth_calibration_error",
     "smooth_ece",

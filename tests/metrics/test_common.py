@@ -19,6 +19,7 @@ from skcal.metrics import (
     binned_calibration_error,
     cutoff_calibration_error,
     expected_calibration_error,
+    kernel_calibration_error,
     logit_smoothed_ece,
     smooth_calibration_error,
     smooth_ece,
@@ -36,6 +37,11 @@ ALL_MEASURES = {
     "smooth_calibration_error_grid": partial(
         smooth_calibration_error, method="grid", n_grid=50
     ),
+    "kernel_calibration_error": kernel_calibration_error,
+    "kernel_calibration_error_epanechnikov": partial(
+        kernel_calibration_error, kernel="epanechnikov"
+    ),
+    "kernel_calibration_error_log": partial(kernel_calibration_error, loss="log"),
     "logit_smoothed_ece": logit_smoothed_ece,
     "logit_smoothed_ece_uniform": partial(logit_smoothed_ece, noise="uniform"),
     "smooth_ece": smooth_ece,

@@ -1,0 +1,318 @@
+"""Decomposition of a proper score into miscalibration, discrimination and
+uncertainty (Murphy, Broecker, CORP)."""
+
+# SPDX-License-Identifier: BSD-3-Clause
+
+import numpy as np
+from sklearn.isotonic import isotonic_regression
+from sklearn.utils import Bunch
+
+from skcal._docstrings import fill_doc
+from skcal._reduction import binary_views, resolve_reduction
+from skcal._validation import StrOptions, check_calibration_inputs, validate_params
+from skcal.metrics._proper import (
+    FULL_BINARY_FACTOR,
+    LOSSES,
+    binary_divergence,
+    binary_entropy,
+    binary_score,
+    drop_zero_weight,
+    group_predictions,
+    vector_divergence,
+    vector_entropy,
+    vector_score,
+)
+
+# "full": the whole predicted distribution; the others are binary views.
+DECOMPOSITION_REDUCTIONS = ("auto", "full", "positive", "top_label", "classwise")
+_TERMS = ("score", "miscalibration", "discrimination", "uncertainty")
+
+
+def _binary_terms(y, p, sample_weight, loss, method):
+    """(score, miscalibration, discrimination, uncertainty) of one binary view.
+
+    The recalibrated prediction of each group of identical predictions is its
+    event rate (``"exact"``) or the isotonic fit of the event rates
+    (``"isotonic"``, CORP). With recalibrated values ``c``, event rates ``r``
+    and base rate ``ybar``, the terms are weighted means over the groups of
+    ``d(p, r) - d(c, r)`` and ``d(ybar, r) - d(c, r)``, which equal the score
+    differences of CORP because the score is affine in the outcome.
+    """
+    sample_weight, y, p = drop_zero_weight(sample_weight, y, p)
+    groups = group_predictions(p, sample_weight)
+    total = groups.weight.sum()
+    rate = groups.sum(y, sample_weight) / groups.weight
+    base_rate = float(np.dot(groups.weight, rate) / total)
+    if method == "isotonic":
+        recalibrated = isotonic_regression(
+            rate, sample_weight=groups.weight, y_min=0.0, y_max=1.0
+        )
+        residual = binary_divergence(recalibrated, rate, loss)
+    else:
+        residual = 0.0
+    score = np.average(binary_score(y, p, loss), weights=sample_weight)
+    mcb = np.dot(groups.weight, binary_divergence(groups.values, rate, loss) - residual)
+    dsc = np.dot(groups.weight, binary_divergence(base_rate, rate, loss) - residual)
+    unc = binary_entropy(base_rate, loss)
+    return np.array([score, mcb / total, dsc / total, unc], dtype=np.float64)
+
+
+def _vector_terms(y_index, P, sample_weight, loss):
+    """The exact decomposition of a multiclass score, grouping identical rows."""
+    sample_weight, y_index, P = drop_zero_weight(sample_weight, y_index, P)
+    groups = group_predictions(P, sample_weight)
+    n_groups, n_classes = groups.values.shape
+    counts = np.bincount(
+        groups.inverse * n_classes + y_index,
+        weights=sample_weight,
+        minlength=n_groups * n_classes,
+    ).reshape(n_groups, n_classes)
+    total = groups.weight.sum()
+    rate = counts / groups.weight[:, None]
+    base_rate = counts.sum(axis=0, keepdims=True) / total
+    score = np.average(vector_score(y_index, P, loss), weights=sample_weight)
+    mcb = np.dot(groups.weight, vector_divergence(groups.values, rate, loss))
+    dsc = np.dot(groups.weight, vector_divergence(base_rate, rate, loss))
+    unc = vector_entropy(base_rate, loss)[0]
+    return np.array([score, mcb / total, dsc / total, unc], dtype=np.float64)
+
+
+@validate_params(
+    {
+        "y_true": ["array-like"],
+        "y_prob": ["array-like"],
+        "sample_weight": ["array-like", None],
+        "pos_label": ["hashable", None],
+        "labels": ["array-like", None],
+        "loss": [StrOptions(set(LOSSES))],
+        "method": [StrOptions({"exact", "isotonic"})],
+        "reduction": [StrOptions(set(DECOMPOSITION_REDUCTIONS))],
+        "return_per_class": ["boolean"],
+    },
+    prefer_skip_nested_validation=True,
+)
+@fill_doc
+def calibration_decomposition(
+    y_true,
+    y_prob,
+    *,
+    sample_weight=None,
+    pos_label=None,
+    labels=None,
+    loss="brier",
+    method="exact",
+    reduction="auto",
+    return_per_class=False,
+):
+    r"""Split a proper score into miscalibration, discrimination and uncertainty.
+
+    The mean Brier score or log loss of the predictions is written as
+    ``score = miscalibration - discrimination + uncertainty``. The
+    miscalibration term is the part of the score that recalibrating the
+    predictions in-sample would remove (the proper calibration error of
+    Gruber & Buettner); the discrimination (resolution, sharpness) term is
+    what the recalibrated predictions gain over always predicting the base
+    rate; the uncertainty term is the score of the base rate itself. With
+    ``method="exact"`` identical predictions form the groups (Murphy's and
+    Broecker's decomposition); with ``method="isotonic"`` the recalibration is
+    the isotonic regression of the outcomes on the predictions (CORP, binary
+    only). The identity holds exactly, up to rounding, in both cases.
+
+    Parameters
+    ----------
+    %(y_true)s
+    %(y_prob)s
+    %(sample_weight)s
+    %(pos_label)s
+    %(labels)s
+    loss : {"brier", "log"}, default="brier"
+        The proper score: the Brier score (a sum over classes for a
+        probability vector; see Notes) or the log loss (natural logarithm).
+    method : {"exact", "isotonic"}, default="exact"
+        How the predictions are recalibrated in-sample. ``"exact"``: each
+        distinct prediction (each distinct row of ``y_prob`` with
+        ``reduction="full"``) is replaced by the observed class frequencies
+        among its samples. ``"isotonic"``: the outcome of a binary view is
+        regressed on its prediction by isotonic regression (pool adjacent
+        violators, identical predictions pooled); this needs a binary view,
+        or a binary problem with ``reduction="full"``.
+    reduction : {"auto", "full", "positive", "top_label", "classwise"}, default="auto"
+        What is decomposed. ``"full"``: the score of the whole predicted
+        distribution (the probability vector of each row; ``(1 - p, p)`` for
+        a 1-D binary ``y_prob``). ``"positive"``, ``"top_label"`` and
+        ``"classwise"``: the one-dimensional score of a binary view, as in
+        the other measures (the probability of ``pos_label``, the
+        confidence against the correctness of the argmax, or every
+        one-vs-rest column averaged over classes). ``"auto"`` is ``"full"``,
+        or ``"positive"`` on a multiclass problem when ``pos_label`` is
+        given.
+    %(return_per_class)s
+
+    Returns
+    -------
+    decomposition : :class:`~sklearn.utils.Bunch`
+        With attributes:
+
+        - ``score``: the mean score of the predictions;
+        - ``miscalibration``: the calibration term (MCB), non-negative;
+        - ``discrimination``: the resolution term (DSC), non-negative;
+        - ``uncertainty``: the score of the base rate (UNC);
+        - ``loss``, ``method``: the options used;
+        - ``reduction``: the resolved reduction.
+
+        The four terms are floats, or arrays of shape (n_classes,) with
+        ``return_per_class=True``. ``score == miscalibration -
+        discrimination + uncertainty`` up to rounding. They are ``inf`` when
+        the log loss meets a prediction that gives probability 0 to an
+        observed outcome.
+
+    See Also
+    --------
+    recalibration_improvement : Score difference before and after a
+        recalibration, with a standard error.
+    kernel_calibration_error : A smoothed estimate of the calibration term
+        of a binary view.
+
+    Notes
+    -----
+    Let :math:`S` be the score (lower is better), :math:`d(P, Q)` its
+    divergence (the excess expected score of the prediction :math:`P` when
+    outcomes follow :math:`Q`) and :math:`g(Q)` its generalized entropy (the
+    expected score of :math:`Q` when outcomes follow :math:`Q`):
+
+    - Brier: :math:`S(P, k) = \sum_j (P_j - 1\{j = k\})^2`,
+      :math:`d(P, Q) = \|P - Q\|^2`, :math:`g(Q) = 1 - \|Q\|^2`;
+    - log: :math:`S(P, k) = -\log P_k`, :math:`d(P, Q) = \mathrm{KL}(Q \|
+      P)`, :math:`g(Q)` the Shannon entropy.
+
+    For a binary view the score is that of the event alone, :math:`(p -
+    y)^2` or the binary log loss. With weights :math:`w_i`, :math:`W =
+    \sum_i w_i`, base rate :math:`\bar y = \sum_i w_i y_i / W`, the
+    in-sample recalibration :math:`c_i` of prediction :math:`p_i` (the
+    weighted class frequencies of the samples that share :math:`p_i` for
+    ``"exact"``; the isotonic fit for ``"isotonic"``), and :math:`\bar S(x)
+    = \sum_i w_i S(x_i, y_i) / W`:
+
+    .. math::
+
+        \mathrm{MCB} = \bar S(p) - \bar S(c), \quad
+        \mathrm{DSC} = \bar S(\bar y) - \bar S(c), \quad
+        \mathrm{UNC} = \bar S(\bar y) = g(\bar y),
+
+    so that :math:`\bar S(p) = \mathrm{MCB} - \mathrm{DSC} + \mathrm{UNC}`.
+    For ``"exact"``, :math:`\mathrm{MCB} = \sum_i w_i\, d(p_i, c_i) / W` and
+    :math:`\mathrm{DSC} = \sum_i w_i\, d(\bar y, c_i) / W`: the plug-in
+    estimates of the proper calibration error :math:`E[d(f(X),
+    P_{Y|f(X)})]` and of the sharpness :math:`E[d(P_Y, P_{Y|f(X)})]` of
+    Gruber & Buettner (Lemma 4.1). Chidambaram & Ge's *sharpness gap* is
+    :math:`\mathrm{UNC} - \mathrm{DSC} = \bar S(p) - \mathrm{MCB}`. The
+    isotonic fit minimises every Bregman score among non-decreasing
+    recalibrations, so both terms are also non-negative for ``"isotonic"``
+    (Dimitriadis, Gneiting & Jordan); its miscalibration is at most that of
+    ``"exact"``, which recalibrates without the monotonicity constraint.
+
+    *Brier conventions.* With ``reduction="full"`` the Brier score is the
+    sum over classes, in [0, 2]: for a binary problem this is
+    ``2 * sklearn.metrics.brier_score_loss(y_true, y_prob)`` (which halves
+    binary scores by default) and equals
+    ``brier_score_loss(..., scale_by_half=False)`` for any number of
+    classes. A binary view scores :math:`(p - y)^2`, so
+    ``reduction="positive"`` on a binary problem gives
+    ``brier_score_loss(y_true, y_prob)``, every term being half of the
+    ``"full"`` one. The log loss of a binary problem is the same under
+    ``"full"`` and ``"positive"``.
+
+    *Log loss.* Predictions are used as given, not clipped (unlike
+    :func:`sklearn.metrics.log_loss`): a probability of 0 on an observed
+    outcome gives an infinite score and miscalibration; :math:`0 \log 0 =
+    0`. Rows of ``y_prob`` are not renormalised, so a row whose sum exceeds
+    1 within the accepted tolerance can make the miscalibration negative by
+    that tolerance.
+
+    *Grouping.* ``"exact"`` recalibrates each distinct prediction on its own
+    samples, which suits predictions that take few distinct values (binned,
+    rounded or recalibrated by a step function). When almost every
+    prediction is distinct, as raw softmax outputs are, each group holds one
+    sample, its event rate is its own outcome, and the miscalibration
+    approaches the whole score while the discrimination approaches the
+    uncertainty: the in-sample recalibration overfits. ``"isotonic"``
+    regularises it by monotonicity and is the stable choice for a binary
+    view of continuous predictions (Dimitriadis, Gneiting & Jordan).
+
+    Sample weights are frequencies: integer weights give the same result
+    as repeated rows, zero weights drop rows.
+
+    References
+    ----------
+    .. [1] S. G. Gruber and F. Buettner, "Better Uncertainty Calibration via
+       Proper Scores for Classification and Beyond", NeurIPS 2022,
+       arXiv:2203.07835.
+    .. [2] M. Chidambaram and R. Ge, "Reassessing How to Compare and Improve
+       the Calibration of Machine Learning Models", arXiv:2406.04068.
+    .. [3] J. Broecker, "Reliability, sufficiency, and the decomposition of
+       proper scores", Q. J. R. Meteorol. Soc. 135, 2009,
+       doi:10.1002/qj.456.
+    .. [4] T. Dimitriadis, T. Gneiting and A. I. Jordan, "Stable reliability
+       diagrams for probabilistic classifiers", PNAS 118(8), 2021,
+       doi:10.1073/pnas.2016191118.
+
+    Examples
+    --------
+    >>> from skcal.metrics import calibration_decomposition
+    >>> y_true = [0, 1, 1, 1]
+    >>> y_prob = [0.25, 0.25, 0.5, 0.5]
+
+    The predictions 0.25 and 0.5 come true half of the time and always; the
+    base rate is 0.75. With the Brier score of the positive class, as
+    :func:`sklearn.metrics.brier_score_loss`:
+
+    >>> result = calibration_decomposition(y_true, y_prob, reduction="positive")
+    >>> result.score, result.miscalibration, result.discrimination
+    (0.28125, 0.15625, 0.0625)
+    >>> result.uncertainty
+    0.1875
+
+    The default decomposes the score of the vector ``(1 - p, p)``, twice as
+    large for the Brier score:
+
+    >>> calibration_decomposition(y_true, y_prob).score
+    0.5625
+    """
+    data = check_calibration_inputs(y_true, y_prob, sample_weight, pos_label, labels)
+    if reduction == "auto":
+        multiclass_view = not data.binary and data.pos_index is not None
+        reduction = "positive" if multiclass_view else "full"
+    if return_per_class and reduction != "classwise":
+        raise ValueError(
+            f'return_per_class=True needs reduction="classwise", got reduction='
+            f"{reduction!r}."
+        )
+    if reduction == "full":
+        if data.binary:
+            y = data.y_true.view(np.uint8)
+            terms = FULL_BINARY_FACTOR[loss] * _binary_terms(
+                y, data.y_prob, data.sample_weight, loss, method
+            )
+        elif method == "isotonic":
+            raise ValueError(
+                f'method="isotonic" recalibrates one probability, but y_prob has '
+                f"{len(data.classes)} columns: use a binary view (reduction="
+                '"top_label", "classwise" or "positive"), or method="exact" to '
+                "decompose the whole probability vector."
+            )
+        else:
+            terms = _vector_terms(data.y_true, data.y_prob, data.sample_weight, loss)
+        per_view = terms[None, :]
+    else:
+        reduction = resolve_reduction(data, reduction)
+        per_view = np.array(
+            [
+                _binary_terms(y, p, data.sample_weight, loss, method)
+                for y, p in binary_views(data, reduction)
+            ]
+        )
+    if return_per_class:
+        values = {name: per_view[:, j].copy() for j, name in enumerate(_TERMS)}
+    else:
+        values = {name: float(per_view[:, j].mean()) for j, name in enumerate(_TERMS)}
+    return Bunch(**values, loss=loss, method=method, reduction=reduction)
