@@ -109,11 +109,11 @@ class _RandomState(_Constraint):
         return (
             value is None
             or (isinstance(value, Integral) and not isinstance(value, bool))
-            or isinstance(value, (np.random.RandomState, np.random.Generator))
+            or isinstance(value, np.random.RandomState)
         )
 
     def __str__(self):
-        return "an int, a numpy RandomState or Generator, or None"
+        return "an int, a numpy RandomState or None"
 
 
 class _Callable(_Constraint):

@@ -59,10 +59,15 @@ def _logits(p):
 
 
 def _positive(y, p, w):
-    """Drop rows of zero weight; unit weights when ``w`` is None."""
+    """Drop rows of zero weight and scale the largest weight to 1.
+
+    Only ratios of weights matter; scaling keeps the kernel sums (and the
+    sign tests on their products) away from under- and overflow.
+    """
     if w is None:
         return y, p, np.ones(p.shape[0])
     keep = w > 0
+    w = w / w.max()
     if keep.all():
         return y, p, w
     return y[keep], p[keep], w[keep]
@@ -485,13 +490,6 @@ def _monte_carlo(y, p, w, sigma, noise, n_samples, rng):
     return float(np.abs(a1 / b - expit(u)).mean())
 
 
-def _resolve_rng(random_state):
-    """A RandomState from ``check_random_state``, or a numpy Generator as is."""
-    if isinstance(random_state, np.random.Generator):
-        return random_state
-    return check_random_state(random_state)
-
-
 @validate_params(
     {
         "y_true": ["array-like"],
@@ -561,7 +559,7 @@ def logit_smoothed_ece(
     n_samples : int, default=10_000
         Number of Monte-Carlo draws. Ignored unless
         ``method="monte_carlo"``.
-    random_state : int, RandomState instance, Generator or None, default=None
+    random_state : int, RandomState instance or None, default=None
         Source of the Monte-Carlo draws. Pass an int for reproducible output
         across multiple function calls. Ignored unless
         ``method="monte_carlo"``.
@@ -669,7 +667,7 @@ def logit_smoothed_ece(
     0.02
     """
     data = check_calibration_inputs(y_true, y_prob, sample_weight, pos_label, labels)
-    rng = _resolve_rng(random_state) if method == "monte_carlo" else None
+    rng = check_random_state(random_state) if method == "monte_carlo" else None
 
     def measure(y, p, w):
         if method == "monte_carlo":

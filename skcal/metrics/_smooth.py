@@ -253,7 +253,9 @@ def _bandwidth(smoother, sigma, eps):
     """The fixed-point bandwidth and its value, or a given bandwidth and smECE."""
     if isinstance(sigma, str):  # "auto"
         estimate = smoother.fixed_point(eps)
-        return estimate, estimate
+        # Below the floor, the error was evaluated at eps: that is the
+        # bandwidth used (a curve at a smaller one would need a huge grid).
+        return max(estimate, eps), estimate
     return float(sigma), smoother.error_at(sigma)
 
 
@@ -322,7 +324,8 @@ def smooth_ece(
         Only with ``return_sigma=True``: the bandwidth used, with the shape
         of ``smooth_ece`` (for ``"classwise"`` without ``return_per_class``,
         the mean of the per-class bandwidths). With ``sigma="auto"`` it
-        equals the SmoothECE.
+        equals the SmoothECE, except below the floor ``eps``, where it is
+        ``eps``.
 
     See Also
     --------

@@ -727,3 +727,21 @@ def test_real_data_top_label_matches_reference(real_multiclass, global_random_se
     got = smooth_ece(labels[rows], probs[rows], sigma=sigma)
     expected = ref_smooth_ece_sigma(correct[rows], confidence[rows], None, sigma)
     assert_allclose(got, expected, atol=DISCRETISATION_ATOL, rtol=0)
+
+
+@pytest.mark.parametrize(
+    "y_true, y_prob",
+    [([0, 1, 0, 1], [0.5] * 4), ([0, 1, 0, 1], [0.0, 1.0, 0.0, 1.0])],
+    ids=["calibrated", "perfect"],
+)
+def test_curve_on_calibrated_data(y_true, y_prob):
+    """Check that the curve works when the SmoothECE is below the floor eps.
+
+    Regression test: the curve sized its grid by the (zero) SmoothECE.
+    """
+    curve = smooth_reliability_curve(y_true, y_prob)
+    assert curve.smooth_ece == pytest.approx(0.0, abs=1e-12)
+    assert curve.sigma == 1e-3
+    value, sigma = smooth_ece(y_true, y_prob, return_sigma=True)
+    assert sigma == 1e-3
+    assert value == pytest.approx(0.0, abs=1e-12)
