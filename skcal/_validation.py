@@ -30,6 +30,7 @@ import numpy as np
 from scipy.sparse import issparse
 
 __all__ = [
+    "DATA_CONSTRAINTS",
     "CalibrationData",
     "HasMethods",
     "Hidden",
@@ -301,6 +302,16 @@ def validate_parameter_constraints(constraints, params, caller_name):
             f"The {name!r} parameter of {caller_name} must be {text}. "
             f"Got {value!r} instead."
         )
+
+
+# Parameter constraints of the data arguments that every measure shares.
+DATA_CONSTRAINTS = {
+    "y_true": ["array-like"],
+    "y_prob": ["array-like"],
+    "sample_weight": ["array-like", None],
+    "pos_label": ["hashable", None],
+    "labels": ["array-like", None],
+}
 
 
 _SKIP_VALIDATION = contextvars.ContextVar("skcal_skip_validation", default=False)

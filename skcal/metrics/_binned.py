@@ -16,6 +16,7 @@ from skcal._reduction import (
     resolve_reduction,
 )
 from skcal._validation import (
+    DATA_CONSTRAINTS,
     Interval,
     StrOptions,
     check_calibration_inputs,
@@ -24,11 +25,7 @@ from skcal._validation import (
 from skcal.metrics._binning import STRATEGIES, bin_sums, make_binning
 
 _COMMON_CONSTRAINTS = {
-    "y_true": ["array-like"],
-    "y_prob": ["array-like"],
-    "sample_weight": ["array-like", None],
-    "pos_label": ["hashable", None],
-    "labels": ["array-like", None],
+    **DATA_CONSTRAINTS,
     "n_bins": [Interval(Integral, 1, None, closed="left"), StrOptions({"cube_root"})],
     "strategy": [StrOptions(set(STRATEGIES))],
 }

@@ -25,6 +25,7 @@ from skcal._reduction import (
     resolve_reduction,
 )
 from skcal._validation import (
+    DATA_CONSTRAINTS,
     Interval,
     StrOptions,
     check_calibration_inputs,
@@ -132,17 +133,8 @@ def _cutoff_core(y, p, sample_weight):
     return float(_range_with_zero(prefix))
 
 
-_DATA_CONSTRAINTS = {
-    "y_true": ["array-like"],
-    "y_prob": ["array-like"],
-    "sample_weight": ["array-like", None],
-    "pos_label": ["hashable", None],
-    "labels": ["array-like", None],
-}
-
-
 @validate_params(
-    {**_DATA_CONSTRAINTS, **REDUCTION_CONSTRAINTS},
+    {**DATA_CONSTRAINTS, **REDUCTION_CONSTRAINTS},
     prefer_skip_nested_validation=True,
 )
 @fill_doc
@@ -318,7 +310,7 @@ def _effective_sample_size(data):
 
 @validate_params(
     {
-        **_DATA_CONSTRAINTS,
+        **DATA_CONSTRAINTS,
         "tolerance": [Interval(Real, 0, None, closed="left")],
         "alpha": [Interval(Real, 0, 1, closed="neither")],
         "method": [StrOptions({"bound", "bootstrap"})],

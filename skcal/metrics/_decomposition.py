@@ -9,7 +9,12 @@ from sklearn.utils import Bunch
 
 from skcal._docstrings import fill_doc
 from skcal._reduction import binary_views, resolve_reduction
-from skcal._validation import StrOptions, check_calibration_inputs, validate_params
+from skcal._validation import (
+    DATA_CONSTRAINTS,
+    StrOptions,
+    check_calibration_inputs,
+    validate_params,
+)
 from skcal.metrics._proper import (
     FULL_BINARY_FACTOR,
     LOSSES,
@@ -79,11 +84,7 @@ def _vector_terms(y_index, P, sample_weight, loss):
 
 @validate_params(
     {
-        "y_true": ["array-like"],
-        "y_prob": ["array-like"],
-        "sample_weight": ["array-like", None],
-        "pos_label": ["hashable", None],
-        "labels": ["array-like", None],
+        **DATA_CONSTRAINTS,
         "loss": [StrOptions(set(LOSSES))],
         "method": [StrOptions({"exact", "isotonic"})],
         "reduction": [StrOptions(set(DECOMPOSITION_REDUCTIONS))],

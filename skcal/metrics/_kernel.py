@@ -18,6 +18,7 @@ from skcal._reduction import (
     resolve_reduction,
 )
 from skcal._validation import (
+    DATA_CONSTRAINTS,
     Interval,
     StrOptions,
     check_calibration_inputs,
@@ -337,11 +338,7 @@ def _kernel_estimate(y, p, sample_weight, *, loss, kernel, bandwidth, full_loss=
 
 @validate_params(
     {
-        "y_true": ["array-like"],
-        "y_prob": ["array-like"],
-        "sample_weight": ["array-like", None],
-        "pos_label": ["hashable", None],
-        "labels": ["array-like", None],
+        **DATA_CONSTRAINTS,
         "loss": [StrOptions(set(LOSSES))],
         "kernel": [StrOptions(set(KERNELS))],
         "bandwidth": [Interval(Real, 0, None, closed="neither")],

@@ -18,6 +18,7 @@ import numpy as np
 from skcal._docstrings import fill_doc
 from skcal._reduction import REDUCTION_CONSTRAINTS, reduce_measure
 from skcal._validation import (
+    DATA_CONSTRAINTS,
     Interval,
     StrOptions,
     check_calibration_inputs,
@@ -106,11 +107,7 @@ def _smooth_core(y, p, sample_weight, *, method, n_grid):
 
 @validate_params(
     {
-        "y_true": ["array-like"],
-        "y_prob": ["array-like"],
-        "sample_weight": ["array-like", None],
-        "pos_label": ["hashable", None],
-        "labels": ["array-like", None],
+        **DATA_CONSTRAINTS,
         "method": [StrOptions({"auto", "exact", "grid"})],
         "n_grid": [Interval(Integral, 1, None, closed="left")],
         **REDUCTION_CONSTRAINTS,

@@ -19,6 +19,7 @@ from sklearn.utils import check_random_state
 from skcal._docstrings import fill_doc
 from skcal._reduction import REDUCTION_CONSTRAINTS, reduce_measure
 from skcal._validation import (
+    DATA_CONSTRAINTS,
     Interval,
     StrOptions,
     check_calibration_inputs,
@@ -492,11 +493,7 @@ def _monte_carlo(y, p, w, sigma, noise, n_samples, rng):
 
 @validate_params(
     {
-        "y_true": ["array-like"],
-        "y_prob": ["array-like"],
-        "sample_weight": ["array-like", None],
-        "pos_label": ["hashable", None],
-        "labels": ["array-like", None],
+        **DATA_CONSTRAINTS,
         "sigma": [Interval(Real, _MIN_SIGMA, _MAX_SIGMA, closed="both")],
         "noise": [StrOptions({"gaussian", "uniform"})],
         "method": [StrOptions({"quadrature", "monte_carlo"})],

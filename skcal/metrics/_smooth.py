@@ -18,6 +18,7 @@ from skcal._reduction import (
     resolve_reduction,
 )
 from skcal._validation import (
+    DATA_CONSTRAINTS,
     Interval,
     StrOptions,
     check_calibration_inputs,
@@ -45,11 +46,7 @@ _BLOCK = 1 << 18
 _DENSITY_RTOL = 1e-9
 
 _COMMON_CONSTRAINTS = {
-    "y_true": ["array-like"],
-    "y_prob": ["array-like"],
-    "sample_weight": ["array-like", None],
-    "pos_label": ["hashable", None],
-    "labels": ["array-like", None],
+    **DATA_CONSTRAINTS,
     "sigma": [StrOptions({"auto"}), Interval(Real, _SIGMA_MIN, None, closed="left")],
     "eps": [Interval(Real, _SIGMA_MIN, 1, closed="left")],
 }
