@@ -325,15 +325,15 @@ def cutoff_calibration_test(
     y_true,
     y_prob,
     *,
+    sample_weight=None,
+    pos_label=None,
+    labels=None,
     tolerance,
     alpha=0.05,
     method="bound",
     n_bootstrap=1000,
-    sample_weight=None,
-    pos_label=None,
-    labels=None,
-    reduction="auto",
     random_state=None,
+    reduction="auto",
 ):
     r"""Test that certifies a cutoff calibration error below a tolerance.
 
@@ -350,6 +350,9 @@ def cutoff_calibration_test(
     ----------
     %(y_true)s
     %(y_prob)s
+    %(sample_weight)s
+    %(pos_label)s
+    %(labels)s
     tolerance : float
         The tolerance :math:`\varepsilon \ge 0` to certify. As the error is at
         most 1, a tolerance of 1 or more always holds.
@@ -367,9 +370,9 @@ def cutoff_calibration_test(
     n_bootstrap : int, default=1000
         Number of bootstrap draws (``method="bootstrap"`` only). With fewer
         than ``1 / alpha - 1`` draws nothing can be certified.
-    %(sample_weight)s
-    %(pos_label)s
-    %(labels)s
+    random_state : int, RandomState instance or None, default=None
+        Seeds the bootstrap draws (``method="bootstrap"`` only). Pass an int
+        for reproducible output across multiple function calls.
     reduction : {"auto", "positive", "top_label", "classwise"}, default="auto"
         How a multiclass problem is reduced to binary ones. ``"positive"``:
         the probability of ``pos_label`` against its indicator.
@@ -377,9 +380,6 @@ def cutoff_calibration_test(
         correctness of the argmax. ``"classwise"``: the mean of the
         one-vs-rest errors of all classes is tested. ``"auto"`` is
         ``"positive"`` for binary problems and ``"top_label"`` otherwise.
-    random_state : int, RandomState instance or None, default=None
-        Seeds the bootstrap draws (``method="bootstrap"`` only). Pass an int
-        for reproducible output across multiple function calls.
 
     Returns
     -------
