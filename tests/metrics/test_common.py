@@ -220,42 +220,44 @@ def _assert_same(a, b):
     assert_allclose(a, b, rtol=1e-10, atol=1e-13)
 
 
+def _draw(name, data, options=None):
+    """Draw binary data and options; return the measure with its options bound."""
+    func, default_options = PROPERTY_MEASURES[name]
+    y, p = data.draw(binary_data())
+    kwargs = data.draw(default_options if options is None else options)
+    return partial(func, **kwargs), y, p
+
+
 @parametrize_property_measures
 @given(data=st.data())
 def test_permutation_invariance(name, data):
     """Check that the order of the samples does not matter."""
-    func, options = PROPERTY_MEASURES[name]
-    y, p = data.draw(binary_data())
-    kwargs = data.draw(options)
+    func, y, p = _draw(name, data)
     perm = data.draw(st.permutations(range(len(y))))
-    _assert_same(func(y[perm], p[perm], **kwargs), func(y, p, **kwargs))
+    _assert_same(func(y[perm], p[perm]), func(y, p))
 
 
 @parametrize_property_measures
 @given(data=st.data())
 def test_duplication_invariance(name, data):
     """Check that duplicating the data set does not change the value."""
-    func, options = PROPERTY_MEASURES[name]
-    y, p = data.draw(binary_data())
-    kwargs = data.draw(options)
-    _assert_same(func(np.r_[y, y], np.r_[p, p], **kwargs), func(y, p, **kwargs))
+    func, y, p = _draw(name, data)
+    _assert_same(func(np.r_[y, y], np.r_[p, p]), func(y, p))
 
 
 @parametrize_property_measures
 @given(data=st.data())
 def test_integer_weights_equal_repetition(name, data):
     """Check that integer sample weights equal repeated rows (zero = dropped)."""
-    func, options = PROPERTY_MEASURES[name]
-    y, p = data.draw(binary_data())
-    kwargs = data.draw(options)
+    func, y, p = _draw(name, data)
     counts = np.array(
         data.draw(st.lists(st.integers(0, 4), min_size=len(y), max_size=len(y)))
     )
     if counts.sum() == 0:
         counts[0] = 1
     _assert_same(
-        func(y, p, sample_weight=counts, **kwargs),
-        func(np.repeat(y, counts), np.repeat(p, counts), **kwargs),
+        func(y, p, sample_weight=counts),
+        func(np.repeat(y, counts), np.repeat(p, counts)),
     )
 
 
@@ -263,13 +265,11 @@ def test_integer_weights_equal_repetition(name, data):
 @given(data=st.data(), scale=st.floats(1e-3, 1e3))
 def test_weight_scaling_invariance(name, data, scale):
     """Check that multiplying every weight by a constant changes nothing."""
-    func, options = PROPERTY_MEASURES[name]
-    y, p = data.draw(binary_data())
-    kwargs = data.draw(options)
+    func, y, p = _draw(name, data)
     w = np.linspace(0.5, 2.0, len(y))
     _assert_same(
-        func(y, p, sample_weight=w * scale, **kwargs),
-        func(y, p, sample_weight=w, **kwargs),
+        func(y, p, sample_weight=w * scale),
+        func(y, p, sample_weight=w),
     )
 
 
@@ -277,13 +277,13 @@ def test_weight_scaling_invariance(name, data, scale):
 @given(data=st.data())
 def test_two_columns_equal_one_column(name, data):
     """Check that a binary (n, 2) input equals its positive column, every reduction."""
-    func, options = PROPERTY_MEASURES[name]
-    y, p = data.draw(binary_data())
-    kwargs = data.draw(options)
+    func, y, p = _draw(name, data)
     two = np.column_stack([1 - p, p])
     for reduction in ("positive", "top_label", "classwise"):
-        assert func(y, two, reduction=reduction, **kwargs) == func(
-            y, p, reduction=reduction, **kwargs
+        assert func(y, two, reduction=reduction) == func(
+            y,
+            p,
+            reduction=reduction,
         )
 
 
@@ -291,12 +291,10 @@ def test_two_columns_equal_one_column(name, data):
 @given(data=st.data())
 def test_relabelling_property(name, data):
     """Check that string labels with pos_label give the value of 0/1 labels."""
-    func, options = PROPERTY_MEASURES[name]
-    y, p = data.draw(binary_data())
-    kwargs = data.draw(options)
+    func, y, p = _draw(name, data)
     names = np.where(y == 1, "spam", "ham")
-    assert func(names, p, pos_label="spam", **kwargs) == func(y, p, **kwargs)
-    assert func(y, 1 - p, pos_label=0, **kwargs) == func(1 - y, 1 - p, **kwargs)
+    assert func(names, p, pos_label="spam") == func(y, p)
+    assert func(y, 1 - p, pos_label=0) == func(1 - y, 1 - p)
 
 
 # Measures that treat the two classes alike: flipping labels and predictions,
@@ -318,8 +316,6 @@ def test_label_flip_symmetry(name, data):
 
     SmoothECE claim 24 and LS-ECE claim C24 (symmetric noise) in the notes.
     """
-    func = PROPERTY_MEASURES[name][0]
-    y, p = data.draw(binary_data())
-    kwargs = data.draw(SYMMETRIC[name])
-    _assert_same(func(1 - y, 1 - p, **kwargs), func(y, p, **kwargs))
-    _assert_same(func(y, p, reduction="classwise", **kwargs), func(y, p, **kwargs))
+    func, y, p = _draw(name, data, SYMMETRIC[name])
+    _assert_same(func(1 - y, 1 - p), func(y, p))
+    _assert_same(func(y, p, reduction="classwise"), func(y, p))
