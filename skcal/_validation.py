@@ -28,18 +28,33 @@ from typing import NamedTuple
 
 import numpy as np
 from scipy.sparse import issparse
+from sklearn.exceptions import NotFittedError
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import (
+    check_is_fitted,
+    column_or_1d,
+    validate_data,
+)
 
 __all__ = [
     "DATA_CONSTRAINTS",
+    "SCORE_KINDS",
     "CalibrationData",
     "HasMethods",
     "Hidden",
     "Interval",
     "InvalidParameterError",
     "Options",
+    "Scores",
     "StrOptions",
     "check_calibration_inputs",
+    "check_fitted_classifier",
+    "check_recalibration_target",
+    "check_recalibration_weights",
     "check_sample_weight",
+    "check_score_features",
+    "check_scores",
+    "fit_context",
     "validate_parameter_constraints",
     "validate_params",
 ]
@@ -135,6 +150,27 @@ class _AnyHashable(_Constraint):
 
     def __str__(self):
         return "a hashable label"
+
+
+class _CVObject(_Constraint):
+    """What ``check_cv`` accepts: None, an int >= 2, a splitter or splits."""
+
+    def is_satisfied_by(self, value):
+        if value is None:
+            return True
+        if isinstance(value, Integral) and not isinstance(value, bool):
+            return value >= 2
+        if callable(getattr(value, "split", None)) and callable(
+            getattr(value, "get_n_splits", None)
+        ):
+            return True
+        return hasattr(value, "__iter__") and not isinstance(value, (str, bytes))
+
+    def __str__(self):
+        return (
+            "an int in the range [2, inf), an object implementing 'split' and "
+            "'get_n_splits', an iterable or None"
+        )
 
 
 class Interval(_Constraint):
@@ -258,6 +294,7 @@ def _make_constraint(constraint):
             "boolean": _Boolean,
             "random_state": _RandomState,
             "hashable": _AnyHashable,
+            "cv_object": _CVObject,
         }
         if constraint not in named:
             raise ValueError(f"Unknown constraint {constraint!r}")
@@ -354,6 +391,42 @@ def validate_params(parameter_constraints, *, prefer_skip_nested_validation):
                 _SKIP_VALIDATION.reset(token)
 
         wrapper._skcal_parameter_constraints = parameter_constraints
+        return wrapper
+
+    return decorator
+
+
+def fit_context(*, prefer_skip_nested_validation):
+    """Decorate an estimator's ``fit`` so that its hyper-parameters are validated.
+
+    The estimator's ``_parameter_constraints`` are checked against
+    ``get_params(deep=False)`` when ``fit`` starts, unless an enclosing
+    validated call asked to skip nested validation. This is the estimator
+    counterpart of :func:`validate_params`.
+
+    Parameters
+    ----------
+    prefer_skip_nested_validation : bool
+        If True, estimators and functions called inside ``fit`` skip their own
+        parameter validation. Use False when a parameter holds a user's
+        estimator, whose own parameters have not been checked.
+    """
+
+    def decorator(fit_method):
+        @functools.wraps(fit_method)
+        def wrapper(estimator, *args, **kwargs):
+            if not _SKIP_VALIDATION.get():
+                validate_parameter_constraints(
+                    estimator._parameter_constraints,
+                    estimator.get_params(deep=False),
+                    caller_name=type(estimator).__name__,
+                )
+            token = _SKIP_VALIDATION.set(prefer_skip_nested_validation)
+            try:
+                return fit_method(estimator, *args, **kwargs)
+            finally:
+                _SKIP_VALIDATION.reset(token)
+
         return wrapper
 
     return decorator
@@ -604,16 +677,25 @@ def _check_y_prob(y_prob):
             f"{hi:.6g}); pass probabilities, not scores or logits."
         )
     if p.ndim == 2:
-        tol = max(1e-6, p.shape[1] * eps)
-        dev = np.abs(p.sum(axis=1) - 1.0)
-        n_bad = int(np.count_nonzero(dev > tol))
+        n_bad, largest, tol = _rows_not_summing_to_one(p, eps)
         if n_bad:
             raise ValueError(
                 f"y_prob has {n_bad} row(s) that do not sum to 1 (largest deviation "
-                f"{dev.max():.3g}, tolerance {tol:.3g}); each row must be a "
+                f"{largest:.3g}, tolerance {tol:.3g}); each row must be a "
                 "probability distribution over the classes."
             )
     return p
+
+
+def _rows_not_summing_to_one(p, eps):
+    """Rows of a matrix whose sum is not 1, to the tolerance of the input's precision.
+
+    Returns the number of such rows, the largest deviation and the tolerance,
+    ``max(1e-6, n_columns * eps)``.
+    """
+    tol = max(1e-6, p.shape[1] * eps)
+    dev = np.abs(p.sum(axis=1) - 1.0)
+    return int(np.count_nonzero(dev > tol)), float(dev.max()), tol
 
 
 _BINARY_LABEL_SETS = ({0, 1}, {-1, 1})
@@ -838,3 +920,210 @@ def _readonly(a):
     view = a.view()
     view.flags.writeable = False
     return view
+
+
+# ---------------------------------------------------------------------------
+# Recalibrator data: classifier scores, targets, fitted classifiers
+# ---------------------------------------------------------------------------
+
+SCORE_KINDS = ("probability", "logit")
+
+
+class Scores(NamedTuple):
+    """Validated classifier scores, as every recalibrator consumes them.
+
+    Attributes
+    ----------
+    values : ndarray of shape (n_samples,) or (n_samples, n_classes)
+        float64 scores: for a binary problem, one score of the positive (second)
+        class; otherwise one column per class.
+    kind : {"probability", "logit"}
+        Whether the values are probabilities (rows summing to 1) or unbounded
+        scores (logits, log-probabilities or decision values).
+    """
+
+    values: np.ndarray
+    kind: str
+
+
+def check_score_features(recalibrator, X, *, reset):
+    """Validate ``X`` when it is the score array itself (no wrapped classifier).
+
+    A 1-D array is one column of scores. The check is scikit-learn's public
+    :func:`~sklearn.utils.validation.validate_data`, which records (``reset=True``)
+    or compares (``reset=False``) ``n_features_in_`` and ``feature_names_in_``.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_columns)
+        float64 scores.
+    """
+    if not issparse(X) and not hasattr(X, "columns"):
+        X = _as_array(X, "X")
+        if X.ndim == 1:
+            n_seen = getattr(recalibrator, "n_features_in_", 1)
+            if not reset and n_seen != 1:
+                raise ValueError(
+                    f"Reshape your data to (n_samples, {n_seen}): X is 1-D but "
+                    f"{n_seen} score columns were seen at fit."
+                )
+            X = X.reshape(-1, 1)
+    return validate_data(recalibrator, X, reset=reset, dtype=np.float64)
+
+
+def check_scores(scores, *, n_classes, input="auto", name="X"):
+    """Validate the scores of a classifier for ``n_classes`` classes.
+
+    Parameters
+    ----------
+    scores : array-like of shape (n_samples,), (n_samples, 1) or \
+            (n_samples, n_columns)
+        Scores: one column for a binary problem (the positive class's), or
+        one column per class (two columns are allowed for a binary problem).
+    n_classes : int
+        The number of classes (at least 2).
+    input : {"auto", "probability", "logit"}, default="auto"
+        The kind of scores. ``"auto"`` detects probabilities: values in
+        ``[0, 1]`` and, with several columns, rows summing to 1 (to the
+        tolerance of the input's precision); anything else is taken as
+        unbounded scores.
+    name : str, default="X"
+        The argument named in error messages.
+
+    Returns
+    -------
+    scores : Scores
+        The scores with their kind; a binary problem is reduced to the score
+        of the positive class (its probability, or the difference of the two
+        columns of logits).
+    """
+    s, eps = _as_float_array(scores, name)
+    if s.ndim == 0 or s.ndim > 2:
+        raise ValueError(f"{name} must be 1-D or 2-D, got {s.ndim} dimensions.")
+    if s.shape[0] == 0:
+        raise ValueError(f"{name} is empty (0 samples): at least one is needed.")
+    if s.ndim == 2 and s.shape[1] == 1:
+        s = s[:, 0]
+    n_cols = 1 if s.ndim == 1 else s.shape[1]
+    expected = (1, 2) if n_classes == 2 else (n_classes,)
+    if n_cols not in expected:
+        wanted = "1 or 2" if n_classes == 2 else str(n_classes)
+        raise ValueError(
+            f"{name} has {n_cols} feature(s) (score columns) but there are "
+            f"{n_classes} classes: pass {wanted} column(s) of scores, one per "
+            "class in the order of classes_."
+        )
+    lo, hi = _finite_range(s, name)
+    in_unit = lo >= 0 and hi <= 1
+    n_bad_rows = 0
+    if s.ndim == 2 and input != "logit" and in_unit:
+        n_bad_rows, largest, tol = _rows_not_summing_to_one(s, eps)
+    if input == "probability":
+        if not in_unit:
+            n_bad = int(np.count_nonzero((s < 0) | (s > 1)))
+            raise ValueError(
+                f"{name} contains {n_bad} value(s) outside [0, 1] (min {lo:.6g}, "
+                f"max {hi:.6g}) but input='probability'; pass input='logit' for "
+                "unbounded scores."
+            )
+        if n_bad_rows:
+            raise ValueError(
+                f"{name} has {n_bad_rows} row(s) that do not sum to 1 (largest "
+                f"deviation {largest:.3g}, tolerance {tol:.3g}) but "
+                "input='probability'; pass input='logit' for unbounded scores."
+            )
+        kind = "probability"
+    elif input == "logit":
+        kind = "logit"
+    else:
+        kind = "probability" if in_unit and not n_bad_rows else "logit"
+    if s.ndim == 2 and n_classes == 2:
+        s = s[:, 1] if kind == "probability" else s[:, 1] - s[:, 0]
+    return Scores(s, kind)
+
+
+def check_recalibration_target(y, classes=None):
+    """Validate the labels a recalibrator is fitted on.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        Class labels.
+    classes : ndarray of shape (n_classes,), default=None
+        The classes of a wrapped classifier, in the order of its scores; the
+        labels must be among them. When None, the classes are the sorted
+        distinct labels.
+
+    Returns
+    -------
+    y_index : ndarray of shape (n_samples,)
+        The column of each label among ``classes``.
+    classes : ndarray of shape (n_classes,)
+    """
+    y = column_or_1d(y, warn=True)
+    if y.shape[0] == 0:
+        raise ValueError("y is empty (0 samples): at least one is needed.")
+    check_classification_targets(y)
+    if classes is None:
+        try:
+            classes = np.unique(y)
+        except TypeError as exc:
+            raise TypeError(
+                f"y mixes labels of types that cannot be compared: {exc}"
+            ) from exc
+    else:
+        classes = np.asarray(classes)
+    y_index = _encode(y, classes, arg_name="y")
+    if np.unique(y_index).shape[0] < 2:
+        raise ValueError(
+            f"y holds one class only ({y[0]!r}): a recalibrator needs samples of "
+            "at least two classes."
+        )
+    return y_index, classes
+
+
+def check_recalibration_weights(sample_weight, y_index):
+    """Validate a recalibrator's sample weights against its encoded labels.
+
+    The weights follow :func:`check_sample_weight`, and at least two classes
+    must keep a positive weight.
+
+    Returns
+    -------
+    sample_weight : ndarray of shape (n_samples,) or None
+    """
+    w = check_sample_weight(sample_weight, y_index.shape[0])
+    if w is not None and np.unique(y_index[w > 0]).shape[0] < 2:
+        raise ValueError(
+            "sample_weight is zero for every sample but those of one class: a "
+            "recalibrator needs samples of at least two classes."
+        )
+    return w
+
+
+def check_fitted_classifier(estimator, owner):
+    """Reject a classifier that is not fitted, with the three ways out.
+
+    Parameters
+    ----------
+    estimator : object
+        The classifier a recalibrator wraps.
+    owner : str
+        The name of the recalibrator, for the message.
+    """
+    try:
+        check_is_fitted(estimator)
+    except NotFittedError as exc:
+        raise NotFittedError(
+            f"The estimator {type(estimator).__name__} given to {owner} is not "
+            "fitted, and a recalibrator never fits it. Fit it first; wrap the "
+            "fitted model in sklearn.frozen.FrozenEstimator so that clone (in "
+            "grid searches) keeps it fitted; or use "
+            "skcal.calibration.RecalibratedClassifierCV, which fits it on "
+            "cross-validation folds."
+        ) from exc
+    if getattr(estimator, "classes_", None) is None:
+        raise TypeError(
+            f"The estimator {type(estimator).__name__} given to {owner} has no "
+            "classes_ attribute: it must be a fitted classifier."
+        )

@@ -263,20 +263,10 @@ def _null_statistics(data, reduction, groups, n_bootstrap, rng):
     ``"classwise"`` draws whole labels from each row, so that the classes
     are drawn jointly.
     """
+    if len(groups) == 1:
+        return null_statistics_one_view(groups[0], n_bootstrap, rng)
     null = np.empty(n_bootstrap)
     n = data.y_prob.shape[0]
-    if len(groups) == 1:
-        # Draws in blocks of at most _BOOTSTRAP_BLOCK labels; the stream of
-        # random numbers, hence the result, does not depend on the block.
-        (g,) = groups
-        step = max(1, min(n_bootstrap, _BOOTSTRAP_BLOCK // n))
-        for start in range(0, n_bootstrap, step):
-            stop = min(start + step, n_bootstrap)
-            y = rng.random_sample((stop - start, n)) < g.p_sorted
-            null[start:stop] = _range_with_zero(
-                residual_prefix_sums(g, y, presorted=True)
-            )
-        return null
     cumulative = None if data.binary else np.cumsum(data.y_prob, axis=1)
     for b in range(n_bootstrap):
         u = rng.random_sample(n)
@@ -298,14 +288,56 @@ def _null_statistics(data, reduction, groups, n_bootstrap, rng):
     return null
 
 
-def _effective_sample_size(data):
+def null_statistics_one_view(groups, n_bootstrap, rng):
+    """The cutoff error of one binary view on labels redrawn from its predictions.
+
+    Each of the ``n_bootstrap`` draws gives every row an independent
+    Bernoulli label with its predicted probability. Draws come in blocks of
+    at most ``_BOOTSTRAP_BLOCK`` labels; the stream of random numbers, hence
+    the result, does not depend on the block size.
+    """
+    null = np.empty(n_bootstrap)
+    n = groups.p_sorted.shape[0]
+    step = max(1, min(n_bootstrap, _BOOTSTRAP_BLOCK // n))
+    for start in range(0, n_bootstrap, step):
+        stop = min(start + step, n_bootstrap)
+        y = rng.random_sample((stop - start, n)) < groups.p_sorted
+        null[start:stop] = _range_with_zero(
+            residual_prefix_sums(groups, y, presorted=True)
+        )
+    return null
+
+
+def effective_sample_size(sample_weight, n_samples):
     """Number of rows, or Kish's effective size ``W**2 / sum(w**2)``."""
-    w = data.sample_weight
-    if w is None:
-        return float(data.y_prob.shape[0])
+    if sample_weight is None:
+        return float(n_samples)
     # Rescale first: only ratios matter, and squares may under- or overflow.
-    w = w / w.max()
+    w = sample_weight / sample_weight.max()
     return float(w.sum() ** 2 / np.dot(w, w))
+
+
+def bound_margin(n_effective, alpha):
+    """Proposition 4.1's allowance ``(20 + sqrt(2 log(1 / alpha))) / sqrt(n)``."""
+    return (_RADEMACHER_CONSTANT + math.sqrt(2.0 * math.log(1.0 / alpha))) / (
+        math.sqrt(n_effective)
+    )
+
+
+def bootstrap_margin(null, alpha):
+    """The bootstrap allowance: the ``k``-th largest draw of the null statistic.
+
+    ``k`` is the largest integer with ``k / (B + 1) <= alpha``, so that a
+    statistic is beyond the margin exactly when fewer than ``k`` of the
+    ``B`` draws reach it; infinite when ``k = 0`` (too few draws).
+    """
+    n_bootstrap = null.shape[0]
+    k = int(math.floor(alpha * (n_bootstrap + 1)))
+    while (k + 1) / (n_bootstrap + 1.0) <= alpha:
+        k += 1
+    while k > 0 and k / (n_bootstrap + 1.0) > alpha:
+        k -= 1
+    return float(np.sort(null)[-k]) if k > 0 else math.inf
 
 
 @validate_params(
@@ -516,11 +548,9 @@ def cutoff_calibration_test(
             ]
         )
     )
-    n_effective = _effective_sample_size(data)
+    n_effective = effective_sample_size(data.sample_weight, data.y_prob.shape[0])
     if method == "bound":
-        margin = (_RADEMACHER_CONSTANT + math.sqrt(2.0 * math.log(1.0 / alpha))) / (
-            math.sqrt(n_effective)
-        )
+        margin = bound_margin(n_effective, alpha)
         threshold = tolerance - margin
         p_value = calibration_p_value = None
         certified = statistic <= threshold
@@ -532,14 +562,7 @@ def cutoff_calibration_test(
         certified = p_value <= alpha
         extreme = int(np.count_nonzero(null >= statistic))
         calibration_p_value = (1.0 + extreme) / (n_bootstrap + 1.0)
-        # The largest k with k / (B + 1) <= alpha: certified exactly when
-        # fewer than k draws reach tolerance - statistic.
-        k = int(math.floor(alpha * (n_bootstrap + 1)))
-        while (k + 1) / (n_bootstrap + 1.0) <= alpha:
-            k += 1
-        while k > 0 and k / (n_bootstrap + 1.0) > alpha:
-            k -= 1
-        margin = float(np.sort(null)[-k]) if k > 0 else math.inf
+        margin = bootstrap_margin(null, alpha)
         threshold = tolerance - margin
     return Bunch(
         statistic=statistic,

@@ -1,0 +1,21 @@
+"""Recalibrators: estimators that map scores to calibrated probabilities."""
+
+# SPDX-License-Identifier: BSD-3-Clause
+
+from skcal.calibration._cross_fit import RecalibratedClassifierCV
+from skcal.calibration._histogram import HistogramBinningRecalibrator
+from skcal.calibration._isotonic import IsotonicRecalibrator
+from skcal.calibration._mean_replacement import MeanReplacementRecalibrator
+from skcal.calibration._modified_platt import ModifiedPlattRecalibrator
+from skcal.calibration._platt import PlattRecalibrator
+from skcal.calibration._temperature import TemperatureRecalibrator
+
+__all__ = [
+    "HistogramBinningRecalibrator",
+    "IsotonicRecalibrator",
+    "MeanReplacementRecalibrator",
+    "ModifiedPlattRecalibrator",
+    "PlattRecalibrator",
+    "RecalibratedClassifierCV",
+    "TemperatureRecalibrator",
+]

@@ -1,0 +1,354 @@
+"""Cross-fitting: a classifier fitted on folds, recalibrated on out-of-fold scores."""
+
+# SPDX-License-Identifier: BSD-3-Clause
+
+from numbers import Integral
+
+import numpy as np
+from sklearn import get_config
+from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
+from sklearn.model_selection import check_cv
+from sklearn.utils import get_tags, indexable
+from sklearn.utils.metadata_routing import (
+    MetadataRouter,
+    MethodMapping,
+    process_routing,
+)
+from sklearn.utils.parallel import Parallel, delayed
+from sklearn.utils.validation import check_is_fitted, column_or_1d, has_fit_parameter
+
+from skcal._validation import (
+    HasMethods,
+    check_recalibration_target,
+    check_recalibration_weights,
+    fit_context,
+)
+from skcal.calibration._base import BaseRecalibrator, classifier_scores
+from skcal.calibration._platt import PlattRecalibrator
+
+
+def take_rows(a, indices):
+    """Rows ``indices`` of an array, data frame, sparse matrix or list."""
+    if hasattr(a, "iloc"):
+        return a.iloc[indices]
+    if hasattr(a, "shape"):
+        return a[indices]
+    return [a[i] for i in indices]
+
+
+def _rows_of_params(params, indices, n_samples):
+    """Slice the fit parameters that have one entry per sample."""
+    sliced = {}
+    for key, value in params.items():
+        if value is not None and hasattr(value, "__len__") and len(value) == n_samples:
+            sliced[key] = take_rows(value, indices)
+        else:
+            sliced[key] = value
+    return sliced
+
+
+def _fit_fold(estimator, X, y, train, fit_params, classes):
+    """Fit a clone of ``estimator`` on the rows ``train``; check it saw every class."""
+    n = len(y)
+    fitted = clone(estimator).fit(
+        take_rows(X, train), y[train], **_rows_of_params(fit_params, train, n)
+    )
+    seen = np.asarray(fitted.classes_)
+    if seen.shape[0] != classes.shape[0] or not np.all(seen == classes):
+        missing = sorted(set(classes.tolist()) - set(seen.tolist()))
+        raise ValueError(
+            f"A training fold lacks the class(es) {missing}: use fewer folds or a "
+            "stratified splitter, so that every fold holds every class."
+        )
+    return fitted
+
+
+def _fit_pair(
+    estimator, recalibrator, X, y, train, test, sample_weight, fit_params, classes
+):
+    """A classifier fitted on ``train`` and a recalibrator fitted on ``test``."""
+    fitted = _fit_fold(estimator, X, y, train, fit_params, classes)
+    recal = clone(recalibrator).set_params(estimator=fitted)
+    weights = None if sample_weight is None else take_rows(sample_weight, test)
+    return recal.fit(take_rows(X, test), y[test], sample_weight=weights)
+
+
+def _out_of_fold_scores(estimator, X, y, train, test, fit_params, classes, response):
+    """Scores, on ``test``, of a classifier fitted on ``train``."""
+    fitted = _fit_fold(estimator, X, y, train, fit_params, classes)
+    return classifier_scores(fitted, take_rows(X, test), response)
+
+
+class RecalibratedClassifierCV(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
+    """Fit a classifier and recalibrate it on out-of-fold scores.
+
+    Each recalibrator must be fitted on data its classifier was not trained
+    on. For an unfitted classifier this does it by cross-fitting: the
+    classifier is fitted on the training part of each fold and the
+    recalibrator on the classifier's scores for the held-out part. With
+    ``ensemble=True`` each fold keeps its (classifier, recalibrator) pair and
+    the predicted probabilities are their mean; with ``ensemble=False`` the
+    held-out scores of all folds are pooled to fit one recalibrator, and the
+    classifier is refitted on all the data. For an already fitted
+    classifier, give it to a recalibrator directly instead.
+
+    Parameters
+    ----------
+    estimator : classifier
+        An unfitted classifier with ``fit`` and ``decision_function`` or
+        ``predict_proba``; it is cloned for each fold.
+    recalibrator : recalibrator or None, default=None
+        An unfitted skcal recalibrator with ``estimator=None`` (its
+        ``estimator`` is set to each fold's classifier), for instance
+        :class:`IsotonicRecalibrator`; its ``response_method`` says which
+        scores of the classifier it reads. None means
+        :class:`PlattRecalibrator`, as scikit-learn's default is the sigmoid.
+    cv : int, cross-validation generator or iterable, default=5
+        The folds, as in :func:`sklearn.model_selection.check_cv`: an int is
+        the number of stratified folds.
+    ensemble : bool, default=True
+        Keep one (classifier, recalibrator) pair per fold and average their
+        probabilities, or pool the out-of-fold scores for one recalibrator
+        and refit the classifier on all the data.
+    n_jobs : int or None, default=None
+        Number of folds fitted in parallel (joblib); None means 1.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The classes, in the order of the columns of :meth:`predict_proba`.
+    calibrated_classifiers_ : list of recalibrators
+        With ``ensemble=True``, one fitted recalibrator per fold, each
+        wrapping its fold's classifier; with ``ensemble=False``, the one
+        recalibrator fitted on the pooled out-of-fold scores.
+    estimator_ : classifier
+        With ``ensemble=False``, the classifier refitted on all the data.
+    n_features_in_ : int
+        Number of features seen by the classifier.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features, when they are all strings.
+
+    See Also
+    --------
+    sklearn.calibration.CalibratedClassifierCV : The same idea with three
+        built-in methods.
+
+    Notes
+    -----
+    ``sample_weight`` is always used by the recalibrators, and passed to the
+    classifier's ``fit`` when it accepts it. With metadata routing enabled
+    (``sklearn.set_config(enable_metadata_routing=True)``) the classifier
+    and the splitter get what they request instead.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.naive_bayes import GaussianNB
+    >>> from skcal.calibration import IsotonicRecalibrator, RecalibratedClassifierCV
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> model = RecalibratedClassifierCV(GaussianNB(), IsotonicRecalibrator())
+    >>> model.fit(X, y).predict_proba(X[:2]).round(3).tolist()
+    [[0.987, 0.013], [0.987, 0.013]]
+    >>> len(model.calibrated_classifiers_)
+    5
+    """
+
+    _parameter_constraints: dict = {
+        "estimator": [
+            HasMethods(["fit", "predict_proba"]),
+            HasMethods(["fit", "decision_function"]),
+        ],
+        "recalibrator": [BaseRecalibrator, None],
+        "cv": ["cv_object"],
+        "ensemble": ["boolean"],
+        "n_jobs": [Integral, None],
+    }
+
+    def __init__(
+        self, estimator, recalibrator=None, *, cv=5, ensemble=True, n_jobs=None
+    ):
+        self.estimator = estimator
+        self.recalibrator = recalibrator
+        self.cv = cv
+        self.ensemble = ensemble
+        self.n_jobs = n_jobs
+
+    def _get_recalibrator(self):
+        if self.recalibrator is None:
+            return PlattRecalibrator()
+        if self.recalibrator.estimator is not None:
+            raise ValueError(
+                "recalibrator must have estimator=None: RecalibratedClassifierCV "
+                "gives it the classifier of each fold."
+            )
+        return self.recalibrator
+
+    def _routed_params(self, sample_weight, fit_params):
+        """Fit parameters of the classifier and split parameters of the splitter."""
+        if get_config().get("enable_metadata_routing", False):
+            routed = process_routing(
+                self, "fit", sample_weight=sample_weight, **fit_params
+            )
+            return dict(routed.estimator.fit), dict(routed.splitter.split)
+        params = dict(fit_params)
+        if sample_weight is not None and has_fit_parameter(
+            self.estimator, "sample_weight"
+        ):
+            params["sample_weight"] = sample_weight
+        return params, {}
+
+    @fit_context(prefer_skip_nested_validation=False)
+    def fit(self, X, y, sample_weight=None, **fit_params):
+        """Fit the classifier on folds and the recalibrator on out-of-fold scores.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data, as the classifier accepts it.
+        y : array-like of shape (n_samples,)
+            Class labels.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights, used by the recalibrators and (when it accepts
+            them) by the classifier.
+        **fit_params : dict
+            Further parameters of the classifier's ``fit`` (routed to it when
+            metadata routing is enabled).
+
+        Returns
+        -------
+        self : object
+            The fitted model.
+        """
+        recalibrator = self._get_recalibrator()
+        y = column_or_1d(y, warn=True)
+        X, y = indexable(X, y)
+        y_index, self.classes_ = check_recalibration_target(y)
+        sample_weight = check_recalibration_weights(sample_weight, y_index)
+        est_params, split_params = self._routed_params(sample_weight, fit_params)
+        cv = check_cv(self.cv, y, classifier=True)
+        n_splits = cv.get_n_splits(X, y, **split_params)
+        counts = np.bincount(y_index)
+        if isinstance(self.cv, Integral) and counts.min() < n_splits:
+            raise ValueError(
+                f"Requesting {n_splits}-fold cross-validation but the class "
+                f"{self.classes_[counts.argmin()]!r} has only {counts.min()} "
+                "sample(s): each fold needs every class."
+            )
+        splits = list(cv.split(X, y, **split_params))
+        parallel = Parallel(n_jobs=self.n_jobs)
+        if self.ensemble:
+            self.calibrated_classifiers_ = parallel(
+                delayed(_fit_pair)(
+                    self.estimator,
+                    recalibrator,
+                    X,
+                    y,
+                    train,
+                    test,
+                    sample_weight,
+                    est_params,
+                    self.classes_,
+                )
+                for train, test in splits
+            )
+            first = self.calibrated_classifiers_[0].estimator
+            if hasattr(self, "estimator_"):
+                del self.estimator_
+        else:
+            response = recalibrator.response_method
+            results = parallel(
+                delayed(_out_of_fold_scores)(
+                    self.estimator,
+                    X,
+                    y,
+                    train,
+                    test,
+                    est_params,
+                    self.classes_,
+                    response,
+                )
+                for train, test in splits
+            )
+            kind = results[0][1]
+            first_scores = np.asarray(results[0][0])
+            scores = np.empty((len(y),) + first_scores.shape[1:])
+            for (_, test), (fold_scores, _) in zip(splits, results, strict=True):
+                scores[test] = fold_scores
+            recal = clone(recalibrator)
+            if recal.input == "auto":
+                recal.set_params(input=kind)
+            recal.fit(scores, y, sample_weight=sample_weight)
+            self.calibrated_classifiers_ = [recal]
+            self.estimator_ = clone(self.estimator).fit(X, y, **est_params)
+            first = self.estimator_
+        for attr in ("n_features_in_", "feature_names_in_"):
+            if hasattr(first, attr):
+                setattr(self, attr, getattr(first, attr))
+        return self
+
+    def predict_proba(self, X):
+        """Recalibrated probabilities of each class.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples, as the classifier accepts them.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            The mean of the folds' recalibrated probabilities
+            (``ensemble=True``), or the recalibrated probabilities of the
+            refitted classifier.
+        """
+        check_is_fitted(self)
+        if self.ensemble:
+            proba = self.calibrated_classifiers_[0].predict_proba(X)
+            for recal in self.calibrated_classifiers_[1:]:
+                proba = proba + recal.predict_proba(X)
+            return proba / len(self.calibrated_classifiers_)
+        (recal,) = self.calibrated_classifiers_
+        scores, _ = classifier_scores(self.estimator_, X, recal.response_method)
+        return recal.predict_proba(scores)
+
+    def predict(self, X):
+        """The class of largest recalibrated probability.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples, as the classifier accepts them.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+        """
+        check_is_fitted(self)
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+
+    def get_metadata_routing(self):
+        """Where the metadata of ``fit`` go: the classifier and the splitter.
+
+        Returns
+        -------
+        routing : :class:`~sklearn.utils.metadata_routing.MetadataRouter`
+            The routing information.
+        """
+        return (
+            MetadataRouter(owner=self)
+            .add_self_request(self)
+            .add(
+                estimator=self.estimator,
+                method_mapping=MethodMapping().add(caller="fit", callee="fit"),
+            )
+            .add(
+                splitter=check_cv(self.cv),
+                method_mapping=MethodMapping().add(caller="fit", callee="split"),
+            )
+        )
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = get_tags(self.estimator).input_tags.sparse
+        return tags

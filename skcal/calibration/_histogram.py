@@ -1,0 +1,185 @@
+"""Histogram binning: the event rate of the bin of each prediction."""
+
+# SPDX-License-Identifier: BSD-3-Clause
+
+from numbers import Integral
+from typing import NamedTuple
+
+import numpy as np
+
+from skcal._validation import Interval, StrOptions
+from skcal.calibration._base import BinaryMapRecalibrator
+from skcal.metrics._binning import Binning, bin_sums, make_binning
+
+
+class _BinnedMap(NamedTuple):
+    """Bins and the probability each one predicts."""
+
+    binning: Binning
+    values: np.ndarray
+    weight: np.ndarray
+
+    def __call__(self, p):
+        return self.values[self.binning.assign(p)]
+
+
+def fit_bins(p, y, sample_weight, n_bins, strategy):
+    """Bins of ``p`` and their event rates (the bin's midpoint when it is empty).
+
+    The bins are those of :func:`skcal.metrics.reliability_table` for the same
+    ``n_bins`` and ``strategy``: both call the one binning module.
+    """
+    binning = make_binning(p, sample_weight, n_bins, strategy)
+    sums = bin_sums(binning, y, p, sample_weight)
+    midpoints = 0.5 * (binning.edges[:-1] + binning.edges[1:])
+    values = np.divide(
+        sums.sum_y, sums.weight, out=midpoints.copy(), where=sums.weight > 0
+    )
+    return _BinnedMap(binning, values, sums.weight)
+
+
+class HistogramBinningRecalibrator(BinaryMapRecalibrator):
+    r"""Recalibrate with the event rate of the bin each prediction falls in.
+
+    The probabilities are cut into bins on [0, 1], and each bin predicts the
+    (weighted) mean outcome of the calibration samples in it:
+
+    .. math::
+
+        h(p) = \frac{\sum_{i : p_i \in B(p)} w_i y_i}{\sum_{i : p_i \in B(p)} w_i},
+
+    with :math:`B(p)` the bin of :math:`p`. A bin without calibration samples
+    predicts its midpoint. The bins are those of
+    :func:`skcal.metrics.reliability_table` and the binned calibration errors
+    (the same code computes them): on its own calibration set the result has
+    a binned calibration error of 0 with these bins.
+
+    Parameters
+    ----------
+    estimator : fitted classifier or None, default=None
+        The classifier whose scores are recalibrated; it is never refitted
+        (wrap it in :class:`sklearn.frozen.FrozenEstimator` to keep it fitted
+        through :func:`~sklearn.base.clone`). With None, ``X`` is the score
+        array itself.
+    n_bins : int or "cube_root", default=15
+        Number of bins; ``"cube_root"`` is the smallest integer at least
+        :math:`n^{1/3}` (with :math:`n` the samples of positive weight).
+    strategy : {"uniform", "quantile"}, default="uniform"
+        Equal-width bins with edges :math:`j / n_{\mathrm{bins}}`, or bins of
+        equal (weighted) mass whose edges are quantiles of the calibration
+        predictions.
+    multiclass : {"ovr", "top_label"}, default="ovr"
+        How a multiclass problem is served: one histogram per class, rows
+        then renormalised (``"ovr"``, as netcal does); or one histogram of
+        the top class's probability, the other classes sharing the rest in
+        proportion to their original probabilities (``"top_label"``, the
+        top-label binning of Gupta and Ramdas, 2022).
+    input : {"auto", "probability", "logit"}, default="auto"
+        The kind of scores. ``"auto"``: the kind of the classifier's response
+        (``predict_proba`` gives probabilities, ``decision_function`` logits),
+        or with ``estimator=None`` probabilities when values are in [0, 1]
+        (and rows sum to 1), logits otherwise. Logits are binned after the
+        logistic (binary) or softmax function.
+    response_method : {"auto", "decision_function", "predict_proba"}, \
+            default="auto"
+        The classifier's method that gives the scores; ``"auto"`` prefers
+        ``decision_function``. Ignored with ``estimator=None``.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The classes, in the order of the columns of :meth:`predict_proba`.
+    bin_edges_ : list of ndarray of shape (n_bins + 1,)
+        The edges of each map's bins (one map for a binary problem or
+        ``"top_label"``, one per class for ``"ovr"``).
+    bin_values_ : list of ndarray of shape (n_bins,)
+        The probability each bin predicts.
+    bin_weights_ : list of ndarray of shape (n_bins,)
+        The calibration weight (count when unweighted) of each bin.
+    calibrators_ : list of callables
+        The fitted maps, from probability to probability.
+    input_ : {"probability", "logit"}
+        The kind of scores the maps were fitted on.
+    n_features_in_ : int
+        Number of columns of ``X`` seen at fit (the wrapped classifier's
+        when there is one).
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the columns of ``X``, when they are all strings.
+
+    See Also
+    --------
+    IsotonicRecalibrator : Bins chosen by the data under a monotonicity
+        constraint.
+    skcal.metrics.reliability_table : The same bins, as a table.
+
+    Notes
+    -----
+    The output takes at most ``n_bins`` values per map, so the binned
+    calibration error of the recalibrated model can be estimated without
+    bias, which no continuous map allows (Gupta et al., 2020). It is not
+    monotone in general, and one-vs-rest binning then renormalising can
+    change the predicted class and give exact zeros, hence an infinite log
+    loss (Chidambaram and Ge, 2024).
+
+    References
+    ----------
+    .. [1] B. Zadrozny and C. Elkan, "Obtaining calibrated probability
+       estimates from decision trees and naive Bayesian classifiers",
+       ICML 2001.
+    .. [2] C. Gupta and A. Ramdas, "Top-label calibration and multiclass-to-
+       binary reductions", ICLR 2022, arXiv:2107.08353.
+    .. [3] M. Chidambaram and R. Ge, "Reassessing how to compare and improve
+       the calibration of machine learning models", arXiv:2406.04068.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skcal.calibration import HistogramBinningRecalibrator
+    >>> p = np.array([0.1, 0.2, 0.3, 0.4, 0.6, 0.7, 0.8, 0.9])
+    >>> y = np.array([0, 0, 1, 0, 1, 0, 1, 1])
+    >>> recal = HistogramBinningRecalibrator(n_bins=2).fit(p, y)
+    >>> recal.bin_values_[0].tolist()
+    [0.25, 0.75]
+    >>> recal.predict_proba([0.05, 0.95])[:, 1].tolist()
+    [0.25, 0.75]
+    """
+
+    _parameter_constraints: dict = {
+        **BinaryMapRecalibrator._parameter_constraints,
+        "n_bins": [
+            Interval(Integral, 1, None, closed="left"),
+            StrOptions({"cube_root"}),
+        ],
+        "strategy": [StrOptions({"uniform", "quantile"})],
+    }
+
+    _feature = "probability"
+
+    def __init__(
+        self,
+        estimator=None,
+        *,
+        n_bins=15,
+        strategy="uniform",
+        multiclass="ovr",
+        input="auto",
+        response_method="auto",
+    ):
+        self.estimator = estimator
+        self.n_bins = n_bins
+        self.strategy = strategy
+        self.multiclass = multiclass
+        self.input = input
+        self.response_method = response_method
+
+    def _fit_map(self, x, y, sample_weight):
+        return fit_bins(x, y, sample_weight, self.n_bins, self.strategy)
+
+    def _apply_map(self, fitted_map, x):
+        return fitted_map(x)
+
+    def _fit_scores(self, X, scores, y, sample_weight):
+        super()._fit_scores(X, scores, y, sample_weight)
+        self.bin_edges_ = [m.binning.edges for m in self.calibrators_]
+        self.bin_values_ = [m.values for m in self.calibrators_]
+        self.bin_weights_ = [m.weight for m in self.calibrators_]

@@ -1,0 +1,129 @@
+"""Isotonic recalibration (Zadrozny and Elkan, 2002)."""
+
+# SPDX-License-Identifier: BSD-3-Clause
+
+import numpy as np
+from sklearn.isotonic import IsotonicRegression
+
+from skcal._validation import StrOptions
+from skcal.calibration._base import BinaryMapRecalibrator
+
+
+class IsotonicRecalibrator(BinaryMapRecalibrator):
+    r"""Recalibrate with the isotonic regression of the outcome on the score.
+
+    The map :math:`h` is the non-decreasing function that minimises the
+    weighted squared error :math:`\sum_i w_i (y_i - h(s_i))^2` of the binary
+    outcomes :math:`y_i` given the scores :math:`s_i` (pool adjacent
+    violators, computed by :class:`sklearn.isotonic.IsotonicRegression`). It
+    is a piecewise empirical mean of the outcomes, so on its own calibration
+    set its cutoff calibration error is exactly 0 (Rossellini et al., 2025,
+    Lemma D.1).
+
+    Parameters
+    ----------
+    estimator : fitted classifier or None, default=None
+        The classifier whose scores are recalibrated; it is never refitted
+        (wrap it in :class:`sklearn.frozen.FrozenEstimator` to keep it fitted
+        through :func:`~sklearn.base.clone`). With None, ``X`` is the score
+        array itself.
+    multiclass : {"ovr", "top_label"}, default="ovr"
+        How a multiclass problem is served: one map per class, rows then
+        renormalised (``"ovr"``); or one map of the top class's probability,
+        the other classes sharing the rest in proportion to their original
+        probabilities (``"top_label"``).
+    interpolation : {"linear", "step"}, default="linear"
+        Between the scores seen at fit, interpolate linearly between the
+        fitted levels (scikit-learn's behaviour) or keep the level of the
+        nearest score below (a step function, whose outputs take only the
+        fitted levels).
+    input : {"auto", "probability", "logit"}, default="auto"
+        The kind of scores. ``"auto"``: the kind of the classifier's response
+        (``predict_proba`` gives probabilities, ``decision_function`` logits),
+        or with ``estimator=None`` probabilities when values are in [0, 1]
+        (and rows sum to 1), logits otherwise.
+    response_method : {"auto", "decision_function", "predict_proba"}, \
+            default="auto"
+        The classifier's method that gives the scores; ``"auto"`` prefers
+        ``decision_function``. Ignored with ``estimator=None``.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The classes, in the order of the columns of :meth:`predict_proba`.
+    calibrators_ : list of :class:`~sklearn.isotonic.IsotonicRegression`
+        One fitted regression per map: one for a binary problem or
+        ``"top_label"``, one per class for ``"ovr"``.
+    input_ : {"probability", "logit"}
+        The kind of scores the maps were fitted on. The maps read
+        probabilities for probability scores and the raw values for logits.
+    n_features_in_ : int
+        Number of columns of ``X`` seen at fit (the wrapped classifier's
+        when there is one).
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the columns of ``X``, when they are all strings.
+
+    See Also
+    --------
+    HistogramBinningRecalibrator : A piecewise-constant map with fixed bins.
+    PlattRecalibrator : A logistic map of the log-odds.
+
+    Notes
+    -----
+    Isotonic recalibration is consistent: with enough data it removes any
+    miscalibration of a score that ranks well, which a parametric map such
+    as Platt's cannot (Rossellini et al., 2025, Section 5). Its outputs can be
+    exactly 0 or 1, where the log loss is infinite. A binary problem fitted
+    on ``decision_function`` values agrees with
+    ``CalibratedClassifierCV(FrozenEstimator(clf), method="isotonic")``.
+
+    References
+    ----------
+    .. [1] B. Zadrozny and C. Elkan, "Transforming classifier scores into
+       accurate multiclass probability estimates", KDD 2002,
+       doi:10.1145/775047.775151.
+    .. [2] L. Rossellini, J. A. Soloff, R. F. Barber, Z. Ren and R. Willett,
+       "Can a calibration metric be both testable and actionable?",
+       COLT 2025, arXiv:2502.19851.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skcal.calibration import IsotonicRecalibrator
+    >>> scores = np.array([0.1, 0.2, 0.3, 0.4, 0.6, 0.7, 0.8, 0.9])
+    >>> y = np.array([0, 0, 1, 0, 1, 0, 1, 1])
+    >>> recal = IsotonicRecalibrator().fit(scores, y)
+    >>> recal.predict_proba([0.1, 0.35, 0.9])[:, 1].round(3).tolist()
+    [0.0, 0.5, 1.0]
+    """
+
+    _parameter_constraints: dict = {
+        **BinaryMapRecalibrator._parameter_constraints,
+        "interpolation": [StrOptions({"linear", "step"})],
+    }
+
+    def __init__(
+        self,
+        estimator=None,
+        *,
+        multiclass="ovr",
+        interpolation="linear",
+        input="auto",
+        response_method="auto",
+    ):
+        self.estimator = estimator
+        self.multiclass = multiclass
+        self.interpolation = interpolation
+        self.input = input
+        self.response_method = response_method
+
+    def _fit_map(self, x, y, sample_weight):
+        regression = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip")
+        return regression.fit(x, y.astype(np.float64), sample_weight=sample_weight)
+
+    def _apply_map(self, fitted_map, x):
+        if self.interpolation == "linear":
+            return fitted_map.predict(x)
+        thresholds = fitted_map.X_thresholds_
+        index = np.searchsorted(thresholds, x, side="right") - 1
+        return fitted_map.y_thresholds_[np.clip(index, 0, thresholds.shape[0] - 1)]

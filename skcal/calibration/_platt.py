@@ -1,0 +1,241 @@
+"""Platt scaling: a logistic map of the score (Platt, 1999; Lin, Lin and Weng, 2007)."""
+
+# SPDX-License-Identifier: BSD-3-Clause
+
+from typing import NamedTuple
+
+import numpy as np
+from scipy.special import expit
+
+from skcal.calibration._base import BinaryMapRecalibrator
+
+# Newton's method stops when the largest component of the gradient of the
+# mean loss is below this, or after _MAX_ITER iterations.
+_GTOL = 1e-12
+_MAX_ITER = 100
+# Lin, Lin and Weng's ridge added to the Hessian, and the smallest step of the
+# backtracking line search.
+_RIDGE = 1e-12
+_MIN_STEP = 1e-10
+
+
+class Sigmoid(NamedTuple):
+    """A fitted logistic map ``p = expit(coef * x + intercept)``."""
+
+    coef: float
+    intercept: float
+
+    def __call__(self, x):
+        return expit(self.coef * x + self.intercept)
+
+
+def platt_targets(y, sample_weight):
+    """Platt's smoothed targets: ``(N+ + 1) / (N+ + 2)`` and ``1 / (N- + 2)``.
+
+    ``N+`` and ``N-`` are the (weighted) numbers of positives and negatives.
+    """
+    w = np.ones(y.shape[0]) if sample_weight is None else sample_weight
+    n_pos = float(w[y].sum())
+    n_neg = float(w.sum()) - n_pos
+    return np.where(y, (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0)), n_pos, n_neg
+
+
+def _mean_log_loss(f, t, w, total):
+    """Mean of ``log(1 + e^f) - t f``, the logistic loss of targets ``t``."""
+    return float(np.dot(w, np.logaddexp(0.0, f) - t * f)) / total
+
+
+def fit_sigmoid(x, y, sample_weight=None):
+    r"""Fit Platt's sigmoid ``expit(a x + b)`` by Newton's method.
+
+    Minimises the weighted logistic loss of Platt's smoothed targets with the
+    Newton iteration and backtracking line search of Lin, Lin and Weng
+    (2007), on the centred and scaled feature (which leaves the fitted map
+    unchanged and keeps the Hessian well conditioned). The losses are
+    computed as ``log(1 + e^f) - t f`` with ``logaddexp``, which neither
+    overflows nor cancels.
+
+    Parameters
+    ----------
+    x : ndarray of shape (n_samples,)
+        The feature (log-odds or decision values).
+    y : ndarray of shape (n_samples,)
+        Boolean outcomes.
+    sample_weight : ndarray of shape (n_samples,) or None
+        Non-negative weights.
+
+    Returns
+    -------
+    sigmoid : Sigmoid
+    """
+    t, n_pos, n_neg = platt_targets(y, sample_weight)
+    w = (
+        np.ones(x.shape[0])
+        if sample_weight is None
+        else sample_weight / sample_weight.max()
+    )
+    total = float(w.sum())
+    mean = float(np.dot(w, x)) / total
+    scale = float(np.sqrt(np.dot(w, (x - mean) ** 2) / total))
+    if not scale > 0 or not np.isfinite(scale):
+        # A constant feature: the best map is the constant mean target.
+        return Sigmoid(0.0, float(np.log(np.dot(w, t)) - np.log(np.dot(w, 1.0 - t))))
+    z = (x - mean) / scale
+    theta = np.array([0.0, np.log((n_pos + 1.0) / (n_neg + 1.0))])
+    f = theta[1] + theta[0] * z
+    loss = _mean_log_loss(f, t, w, total)
+    for _ in range(_MAX_ITER):
+        p = expit(f)
+        d = w * (p - t)
+        grad = np.array([np.dot(d, z), d.sum()]) / total
+        if np.max(np.abs(grad)) < _GTOL:
+            break
+        v = w * p * (1.0 - p)
+        h_zz, h_z, h_1 = np.dot(v, z * z), np.dot(v, z), v.sum()
+        hessian = np.array([[h_zz, h_z], [h_z, h_1]]) / total + _RIDGE * np.eye(2)
+        direction = -np.linalg.solve(hessian, grad)
+        slope = float(grad @ direction)
+        step = 1.0
+        while step >= _MIN_STEP:
+            candidate = theta + step * direction
+            f_new = candidate[1] + candidate[0] * z
+            new_loss = _mean_log_loss(f_new, t, w, total)
+            if new_loss <= loss + 1e-4 * step * slope:
+                break
+            step /= 2.0
+        if step < _MIN_STEP:
+            break
+        theta, f, loss = candidate, f_new, new_loss
+    coef = theta[0] / scale
+    return Sigmoid(float(coef), float(theta[1] - coef * mean))
+
+
+class PlattRecalibrator(BinaryMapRecalibrator):
+    r"""Recalibrate with a logistic map of the log-odds (Platt scaling).
+
+    The map is :math:`h(s) = 1 / (1 + e^{-(a s + b)})` on the score's
+    log-odds :math:`s` (the decision value, or :math:`\log(p / (1 - p))` of a
+    probability clipped to :math:`[10^{-12}, 1 - 10^{-12}]`). :math:`a` and
+    :math:`b` minimise the weighted logistic loss of Platt's smoothed targets
+
+    .. math::
+
+        t_i = \frac{N_+ + 1}{N_+ + 2} \text{ if } y_i = 1, \qquad
+        t_i = \frac{1}{N_- + 2} \text{ if } y_i = 0,
+
+    with :math:`N_\pm` the (weighted) numbers of positives and negatives,
+    found by the Newton method with line search of Lin, Lin and Weng (2007).
+
+    Parameters
+    ----------
+    estimator : fitted classifier or None, default=None
+        The classifier whose scores are recalibrated; it is never refitted
+        (wrap it in :class:`sklearn.frozen.FrozenEstimator` to keep it fitted
+        through :func:`~sklearn.base.clone`). With None, ``X`` is the score
+        array itself.
+    multiclass : {"ovr", "top_label"}, default="ovr"
+        How a multiclass problem is served: one map per class, rows then
+        renormalised (``"ovr"``); or one map of the top class's log-odds, the
+        other classes sharing the rest in proportion to their original
+        probabilities (``"top_label"``).
+    input : {"auto", "probability", "logit"}, default="auto"
+        The kind of scores. ``"auto"``: the kind of the classifier's response
+        (``predict_proba`` gives probabilities, ``decision_function`` logits),
+        or with ``estimator=None`` probabilities when values are in [0, 1]
+        (and rows sum to 1), logits otherwise. With ``"logit"`` the map reads
+        the values as they are, e.g. probabilities themselves, as in
+        Rossellini et al. (2025).
+    response_method : {"auto", "decision_function", "predict_proba"}, \
+            default="auto"
+        The classifier's method that gives the scores; ``"auto"`` prefers
+        ``decision_function``. Ignored with ``estimator=None``.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The classes, in the order of the columns of :meth:`predict_proba`.
+    coef_ : ndarray of shape (n_maps,)
+        The slope :math:`a` of each map (one for a binary problem or
+        ``"top_label"``, one per class for ``"ovr"``).
+    intercept_ : ndarray of shape (n_maps,)
+        The intercept :math:`b` of each map.
+    calibrators_ : list of callables
+        The fitted maps, from feature to probability.
+    input_ : {"probability", "logit"}
+        The kind of scores the maps were fitted on.
+    n_features_in_ : int
+        Number of columns of ``X`` seen at fit (the wrapped classifier's
+        when there is one).
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the columns of ``X``, when they are all strings.
+
+    See Also
+    --------
+    ModifiedPlattRecalibrator : Platt scaling that falls back to the mean
+        label when the sigmoid is misspecified.
+    TemperatureRecalibrator : One slope shared by all classes.
+
+    Notes
+    -----
+    On decision values, the fit agrees with
+    ``CalibratedClassifierCV(FrozenEstimator(clf), method="sigmoid")``, which
+    minimises the same loss (to its optimiser's tolerance). On probabilities
+    scikit-learn fits the sigmoid on the probabilities themselves; here it
+    is fitted on their log-odds, where a sigmoid can return the identity.
+    Platt scaling has no calibration guarantee: when the sigmoid family does
+    not contain a calibrated map, it stays miscalibrated with infinite data
+    (Rossellini et al., 2025, Figure 4).
+
+    References
+    ----------
+    .. [1] J. Platt, "Probabilistic outputs for support vector machines and
+       comparisons to regularized likelihood methods", Advances in Large
+       Margin Classifiers, 1999.
+    .. [2] H.-T. Lin, C.-J. Lin and R. C. Weng, "A note on Platt's
+       probabilistic outputs for support vector machines", Machine Learning
+       68, 2007, doi:10.1007/s10994-007-5018-6.
+    .. [3] L. Rossellini, J. A. Soloff, R. F. Barber, Z. Ren and R. Willett,
+       "Can a calibration metric be both testable and actionable?",
+       COLT 2025, arXiv:2502.19851.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skcal.calibration import PlattRecalibrator
+    >>> decision = np.array([-3.0, -2.0, -1.0, 0.0, 1.0, 2.0, 3.0, 4.0])
+    >>> y = np.array([0, 0, 1, 0, 0, 1, 1, 1])
+    >>> recal = PlattRecalibrator().fit(decision, y)
+    >>> recal.input_
+    'logit'
+    >>> recal.predict_proba([-3.0, 0.0, 4.0])[:, 1].round(2).tolist()
+    [0.18, 0.45, 0.82]
+    """
+
+    _feature = "logit"
+
+    def __init__(
+        self,
+        estimator=None,
+        *,
+        multiclass="ovr",
+        input="auto",
+        response_method="auto",
+    ):
+        self.estimator = estimator
+        self.multiclass = multiclass
+        self.input = input
+        self.response_method = response_method
+
+    def _fit_map(self, x, y, sample_weight):
+        return fit_sigmoid(x, y, sample_weight)
+
+    def _apply_map(self, fitted_map, x):
+        return fitted_map(x)
+
+    def _fit_scores(self, X, scores, y, sample_weight):
+        super()._fit_scores(X, scores, y, sample_weight)
+        self.coef_ = np.array([m.coef for m in self._sigmoids()])
+        self.intercept_ = np.array([m.intercept for m in self._sigmoids()])
+
+    def _sigmoids(self):
+        return self.calibrators_
