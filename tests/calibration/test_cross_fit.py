@@ -1,0 +1,584 @@
+"""Tests of RecalibratedClassifierCV: cross-fitted classifier and recalibrator."""
+
+# SPDX-License-Identifier: BSD-3-Clause
+
+import pickle
+
+import numpy as np
+import pandas as pd
+import pytest
+import sklearn
+from joblib import parallel_config
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.calibration import CalibratedClassifierCV
+from sklearn.datasets import make_classification
+from sklearn.exceptions import UnsetMetadataPassedError
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import GridSearchCV, ShuffleSplit, StratifiedKFold
+from sklearn.naive_bayes import GaussianNB
+from sklearn.neighbors import KNeighborsClassifier
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from skcal._validation import InvalidParameterError
+from skcal.calibration import (
+    HistogramBinningRecalibrator,
+    IsotonicRecalibrator,
+    MeanReplacementRecalibrator,
+    ModifiedPlattRecalibrator,
+    PlattRecalibrator,
+    RecalibratedClassifierCV,
+    TemperatureRecalibrator,
+)
+
+RECALIBRATORS = [
+    IsotonicRecalibrator(),
+    IsotonicRecalibrator(multiclass="top_label", interpolation="step"),
+    HistogramBinningRecalibrator(n_bins=5),
+    PlattRecalibrator(),
+    ModifiedPlattRecalibrator(n_bootstrap=20, random_state=0),
+    MeanReplacementRecalibrator(),
+    TemperatureRecalibrator(),
+]
+
+# A classifier with decision_function and one with predict_proba only.
+CLASSIFIERS = [LogisticRegression(), GaussianNB()]
+
+
+def _name(estimator):
+    return type(estimator).__name__
+
+
+def _data(seed, n_classes, n_samples=120):
+    """A small classification problem, the same for a given seed."""
+    return make_classification(
+        n_samples=n_samples,
+        n_features=5,
+        n_informative=3,
+        n_redundant=0,
+        n_classes=n_classes,
+        random_state=seed,
+    )
+
+
+def _weights(seed, n):
+    return np.random.RandomState(seed + 1).uniform(0.1, 3.0, size=n)
+
+
+def _manual_ensemble(estimator, recalibrator, X, y, X_test, n_splits, **kwargs):
+    """The mean over stratified folds of (classifier on train, recalibrator on test).
+
+    ``kwargs`` may hold ``clf_weight`` (given to every classifier's fit) and
+    ``recal_weight`` (given to every recalibrator's fit), both full-length.
+    """
+    clf_weight = kwargs.get("clf_weight")
+    recal_weight = kwargs.get("recal_weight")
+    probas = []
+    for train, test in StratifiedKFold(n_splits).split(X, y):
+        clf = clone(estimator)
+        if clf_weight is None:
+            clf.fit(X[train], y[train])
+        else:
+            clf.fit(X[train], y[train], sample_weight=clf_weight[train])
+        recal = clone(recalibrator).set_params(estimator=clf)
+        weight = None if recal_weight is None else recal_weight[test]
+        recal.fit(X[test], y[test], sample_weight=weight)
+        probas.append(recal.predict_proba(X_test))
+    return np.mean(probas, axis=0)
+
+
+def _scores(clf, X, response_method):
+    """The scores the recalibrator reads, and their kind."""
+    if response_method == "auto":
+        if hasattr(clf, "decision_function"):
+            return clf.decision_function(X), "logit"
+        return clf.predict_proba(X), "probability"
+    kind = "probability" if response_method == "predict_proba" else "logit"
+    return getattr(clf, response_method)(X), kind
+
+
+class _RecordingClassifier(ClassifierMixin, BaseEstimator):
+    """A logistic regression that keeps the fit parameters it was given."""
+
+    def fit(self, X, y, sample_weight=None, marker=None):
+        self.clf_ = LogisticRegression().fit(X, y, sample_weight=sample_weight)
+        self.classes_ = self.clf_.classes_
+        self.n_features_in_ = self.clf_.n_features_in_
+        self.sample_weight_ = sample_weight
+        self.marker_ = marker
+        return self
+
+    def decision_function(self, X):
+        return self.clf_.decision_function(X)
+
+    def predict(self, X):
+        return self.clf_.predict(X)
+
+
+# ---------------------------------------------------------------------------
+# Definition: fold pairs (ensemble=True) and pooled scores (ensemble=False)
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("recalibrator", RECALIBRATORS, ids=_name)
+@pytest.mark.parametrize("estimator", CLASSIFIERS, ids=_name)
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_ensemble_matches_manual_folds(
+    global_random_seed, recalibrator, estimator, n_classes
+):
+    """Check that ensemble=True averages the fold pairs of a stratified split."""
+    X, y = _data(global_random_seed, n_classes)
+    model = RecalibratedClassifierCV(estimator, recalibrator, cv=3).fit(X, y)
+    expected = _manual_ensemble(estimator, recalibrator, X, y, X, n_splits=3)
+    assert_allclose(model.predict_proba(X), expected, rtol=1e-10, atol=1e-12)
+    assert_array_equal(model.predict(X), model.classes_[expected.argmax(axis=1)])
+    assert len(model.calibrated_classifiers_) == 3
+    assert not hasattr(model, "estimator_")
+    for (train, _), recal in zip(
+        StratifiedKFold(3).split(X, y), model.calibrated_classifiers_, strict=True
+    ):
+        assert type(recal) is type(recalibrator)
+        assert recal.estimator is not estimator
+        # Each fold's classifier was fitted on that fold's training rows only.
+        fold_clf = clone(estimator).fit(X[train], y[train])
+        assert_allclose(
+            recal.estimator.predict_proba(X), fold_clf.predict_proba(X), atol=1e-12
+        )
+    # The user's objects are left unfitted.
+    assert recalibrator.estimator is None
+    assert not hasattr(estimator, "classes_")
+
+
+@pytest.mark.parametrize("recalibrator", RECALIBRATORS, ids=_name)
+@pytest.mark.parametrize("estimator", CLASSIFIERS, ids=_name)
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_pooled_matches_manual(global_random_seed, recalibrator, estimator, n_classes):
+    """Check that ensemble=False fits one recalibrator on pooled out-of-fold scores."""
+    X, y = _data(global_random_seed, n_classes)
+    model = RecalibratedClassifierCV(estimator, recalibrator, cv=3, ensemble=False)
+    model.fit(X, y)
+
+    response = recalibrator.response_method
+    oof = None
+    for train, test in StratifiedKFold(3).split(X, y):
+        fold_clf = clone(estimator).fit(X[train], y[train])
+        fold_scores, kind = _scores(fold_clf, X[test], response)
+        if oof is None:
+            oof = np.empty((len(y),) + fold_scores.shape[1:])
+        oof[test] = fold_scores
+    recal = clone(recalibrator).set_params(input=kind).fit(oof, y)
+    full_clf = clone(estimator).fit(X, y)
+    expected = recal.predict_proba(_scores(full_clf, X, response)[0])
+
+    assert_allclose(model.predict_proba(X), expected, rtol=1e-10, atol=1e-12)
+    (fitted,) = model.calibrated_classifiers_
+    assert fitted.estimator is None
+    assert fitted.input_ == kind
+    assert_allclose(
+        model.estimator_.predict_proba(X), full_clf.predict_proba(X), atol=1e-12
+    )
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_pooled_reads_the_requested_response(global_random_seed, n_classes):
+    """Check that ensemble=False pools the recalibrator's response_method scores."""
+    X, y = _data(global_random_seed, n_classes)
+    recalibrator = IsotonicRecalibrator(response_method="predict_proba")
+    model = RecalibratedClassifierCV(
+        LogisticRegression(), recalibrator, cv=3, ensemble=False
+    ).fit(X, y)
+    oof = np.empty((len(y), n_classes))
+    for train, test in StratifiedKFold(3).split(X, y):
+        oof[test] = LogisticRegression().fit(X[train], y[train]).predict_proba(X[test])
+    recal = IsotonicRecalibrator(input="probability").fit(oof, y)
+    full = LogisticRegression().fit(X, y)
+    assert model.calibrated_classifiers_[0].input_ == "probability"
+    assert_allclose(
+        model.predict_proba(X), recal.predict_proba(full.predict_proba(X)), atol=1e-12
+    )
+
+
+# ---------------------------------------------------------------------------
+# Agreement with scikit-learn's CalibratedClassifierCV
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "recalibrator, method, atol",
+    [
+        # Same isotonic regressions on the same decision values: equal.
+        (IsotonicRecalibrator(), "isotonic", 1e-12),
+        # Same bounded Brent search of the temperature.
+        (TemperatureRecalibrator(), "temperature", 1e-6),
+        # Same loss, different optimisers (Newton here, L-BFGS there).
+        (PlattRecalibrator(), "sigmoid", 1e-5),
+    ],
+    ids=lambda v: v if isinstance(v, str) else "",
+)
+@pytest.mark.parametrize("ensemble", [True, False])
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_matches_sklearn(
+    global_random_seed, recalibrator, method, atol, ensemble, n_classes
+):
+    """Check agreement with CalibratedClassifierCV on the same folds."""
+    X, y = _data(global_random_seed, n_classes)
+    X_test, _ = _data(global_random_seed + 100, n_classes, n_samples=50)
+    ours = RecalibratedClassifierCV(
+        LogisticRegression(), recalibrator, cv=StratifiedKFold(3), ensemble=ensemble
+    ).fit(X, y)
+    theirs = CalibratedClassifierCV(
+        LogisticRegression(), method=method, cv=StratifiedKFold(3), ensemble=ensemble
+    ).fit(X, y)
+    assert_array_equal(ours.classes_, theirs.classes_)
+    assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), atol=atol)
+    assert_allclose(ours.predict_proba(X_test), theirs.predict_proba(X_test), atol=atol)
+
+
+# ---------------------------------------------------------------------------
+# sample_weight and fit parameters
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("ensemble", [True, False])
+def test_sample_weight_reaches_classifier_and_recalibrators(
+    global_random_seed, ensemble
+):
+    """Check that sample_weight reaches a classifier that accepts it and the maps."""
+    X, y = _data(global_random_seed, 3)
+    w = _weights(global_random_seed, len(y))
+    recalibrator = PlattRecalibrator()
+    model = RecalibratedClassifierCV(
+        LogisticRegression(), recalibrator, cv=3, ensemble=ensemble
+    ).fit(X, y, sample_weight=w)
+    if ensemble:
+        expected = _manual_ensemble(
+            LogisticRegression(), recalibrator, X, y, X, 3, clf_weight=w, recal_weight=w
+        )
+    else:
+        oof = np.empty((len(y), 3))
+        for train, test in StratifiedKFold(3).split(X, y):
+            clf = LogisticRegression().fit(X[train], y[train], sample_weight=w[train])
+            oof[test] = clf.decision_function(X[test])
+        recal = PlattRecalibrator(input="logit").fit(oof, y, sample_weight=w)
+        full = LogisticRegression().fit(X, y, sample_weight=w)
+        expected = recal.predict_proba(full.decision_function(X))
+    assert_allclose(model.predict_proba(X), expected, rtol=1e-10, atol=1e-12)
+    unweighted = RecalibratedClassifierCV(
+        LogisticRegression(), recalibrator, cv=3, ensemble=ensemble
+    ).fit(X, y)
+    assert np.abs(model.predict_proba(X) - unweighted.predict_proba(X)).max() > 1e-4
+
+
+def test_sample_weight_reaches_recalibrators_only(global_random_seed):
+    """Check that a classifier without sample_weight is fitted unweighted."""
+    X, y = _data(global_random_seed, 2)
+    w = _weights(global_random_seed, len(y))
+    knn = KNeighborsClassifier(n_neighbors=10)
+    recalibrator = IsotonicRecalibrator()
+    model = RecalibratedClassifierCV(knn, recalibrator, cv=3).fit(X, y, sample_weight=w)
+    expected = _manual_ensemble(knn, recalibrator, X, y, X, 3, recal_weight=w)
+    assert_allclose(model.predict_proba(X), expected, rtol=1e-10, atol=1e-12)
+    unweighted = _manual_ensemble(knn, recalibrator, X, y, X, 3)
+    assert np.abs(expected - unweighted).max() > 1e-4
+
+
+@pytest.mark.parametrize("requested", [True, False])
+@pytest.mark.parametrize("ensemble", [True, False])
+def test_metadata_routing_sample_weight(global_random_seed, requested, ensemble):
+    """Check that with metadata routing the classifier gets weights only on request."""
+    X, y = _data(global_random_seed, 2)
+    w = _weights(global_random_seed, len(y))
+    with sklearn.config_context(enable_metadata_routing=True):
+        estimator = _RecordingClassifier().set_fit_request(sample_weight=requested)
+        model = RecalibratedClassifierCV(
+            estimator, PlattRecalibrator(), cv=3, ensemble=ensemble
+        ).fit(X, y, sample_weight=w)
+    clf_weight = w if requested else None
+    if ensemble:
+        folds = StratifiedKFold(3).split(X, y)
+        for (train, _), recal in zip(folds, model.calibrated_classifiers_, strict=True):
+            expected = None if clf_weight is None else clf_weight[train]
+            assert_array_equal(recal.estimator.sample_weight_, expected)
+        expected = _manual_ensemble(
+            LogisticRegression(), PlattRecalibrator(), X, y, X, 3,
+            clf_weight=clf_weight, recal_weight=w,
+        )  # fmt: skip
+        assert_allclose(model.predict_proba(X), expected, rtol=1e-10, atol=1e-12)
+    else:
+        assert_array_equal(model.estimator_.sample_weight_, clf_weight)
+        full = LogisticRegression().fit(X, y, sample_weight=clf_weight)
+        assert_allclose(
+            model.estimator_.decision_function(X), full.decision_function(X), atol=1e-12
+        )
+        # The pooled recalibrator is weighted either way.
+        oof = np.empty(len(y))
+        for train, test in StratifiedKFold(3).split(X, y):
+            weight = None if clf_weight is None else clf_weight[train]
+            clf = LogisticRegression().fit(X[train], y[train], sample_weight=weight)
+            oof[test] = clf.decision_function(X[test])
+        recal = PlattRecalibrator(input="logit").fit(oof, y, sample_weight=w)
+        assert_allclose(model.calibrated_classifiers_[0].coef_, recal.coef_, rtol=1e-10)
+
+
+def test_metadata_routing_unset_request_raises():
+    """Check that routed weights need the classifier's explicit request."""
+    X, y = _data(0, 2)
+    with sklearn.config_context(enable_metadata_routing=True):
+        model = RecalibratedClassifierCV(LogisticRegression(), cv=3)
+        with pytest.raises(UnsetMetadataPassedError, match="sample_weight"):
+            model.fit(X, y, sample_weight=np.ones(len(y)))
+        # Without weights no request is needed.
+        model.fit(X, y)
+    assert len(model.calibrated_classifiers_) == 3
+
+
+@pytest.mark.parametrize("routing", [False, True])
+@pytest.mark.parametrize("ensemble", [True, False])
+def test_fit_params_routed_to_classifier(global_random_seed, routing, ensemble):
+    """Check that extra fit parameters reach the classifier, sliced to its rows."""
+    X, y = _data(global_random_seed, 3)
+    marker = np.arange(len(y)) * 10
+    with sklearn.config_context(enable_metadata_routing=routing):
+        estimator = _RecordingClassifier()
+        if routing:
+            estimator.set_fit_request(marker=True)
+        model = RecalibratedClassifierCV(estimator, cv=3, ensemble=ensemble)
+        model.fit(X, y, marker=marker)
+    if ensemble:
+        folds = StratifiedKFold(3).split(X, y)
+        for (train, _), recal in zip(folds, model.calibrated_classifiers_, strict=True):
+            assert_array_equal(recal.estimator.marker_, marker[train])
+            assert recal.estimator.sample_weight_ is None
+    else:
+        assert_array_equal(model.estimator_.marker_, marker)
+        assert model.estimator_.sample_weight_ is None
+
+
+# ---------------------------------------------------------------------------
+# Meta-estimator behaviour
+# ---------------------------------------------------------------------------
+
+GRID_RECALIBRATORS = [
+    PlattRecalibrator(),
+    IsotonicRecalibrator(),
+    HistogramBinningRecalibrator(n_bins=10),
+    TemperatureRecalibrator(),
+]
+
+
+def test_grid_search_over_recalibrators(global_random_seed):
+    """Check that GridSearchCV can choose the recalibrator by log loss."""
+    X, y = _data(global_random_seed, 3, n_samples=150)
+    search = GridSearchCV(
+        RecalibratedClassifierCV(LogisticRegression(), cv=3),
+        {"recalibrator": GRID_RECALIBRATORS},
+        scoring="neg_log_loss",
+        cv=3,
+    ).fit(X, y)
+    scores = search.cv_results_["mean_test_score"]
+    assert scores.shape == (4,) and np.all(np.isfinite(scores))
+    best = search.best_params_["recalibrator"]
+    assert best is GRID_RECALIBRATORS[int(np.argmax(scores))]
+    # The refitted model uses the chosen recalibrator (a clone of it).
+    chosen = search.best_estimator_.calibrated_classifiers_[0]
+    assert type(chosen) is type(best) and chosen is not best
+    expected = RecalibratedClassifierCV(LogisticRegression(), best, cv=3).fit(X, y)
+    assert_allclose(search.predict_proba(X), expected.predict_proba(X), atol=1e-12)
+
+
+def test_in_pipeline(global_random_seed):
+    """Check that a Pipeline with a scaler gives the model the scaled data."""
+    X, y = _data(global_random_seed, 3)
+    X = X * np.array([1.0, 10.0, 100.0, 0.1, 1000.0]) + 5.0
+    pipe = make_pipeline(
+        StandardScaler(), RecalibratedClassifierCV(LogisticRegression(), cv=3)
+    ).fit(X, y)
+    scaled = StandardScaler().fit_transform(X)
+    direct = RecalibratedClassifierCV(LogisticRegression(), cv=3).fit(scaled, y)
+    assert_allclose(pipe.predict_proba(X), direct.predict_proba(scaled), atol=1e-12)
+
+    search = GridSearchCV(
+        pipe,
+        {"recalibratedclassifiercv__recalibrator": GRID_RECALIBRATORS},
+        scoring="neg_log_loss",
+        cv=3,
+    ).fit(X, y)
+    assert search.best_params_["recalibratedclassifiercv__recalibrator"] in (
+        GRID_RECALIBRATORS
+    )
+    assert np.all(np.isfinite(search.cv_results_["mean_test_score"]))
+
+
+@pytest.mark.parametrize("ensemble", [True, False])
+def test_clone_and_pickle(global_random_seed, ensemble):
+    """Check that clone keeps the parameters and pickling keeps the fit."""
+    X, y = _data(global_random_seed, 3)
+    model = RecalibratedClassifierCV(
+        LogisticRegression(C=0.5), IsotonicRecalibrator(), cv=4, ensemble=ensemble
+    )
+    cloned = clone(model)
+    assert cloned.get_params()["estimator__C"] == 0.5
+    assert isinstance(cloned.recalibrator, IsotonicRecalibrator)
+    assert cloned.recalibrator is not model.recalibrator
+    assert (cloned.cv, cloned.ensemble) == (4, ensemble)
+    model.fit(X, y)
+    assert not hasattr(clone(model), "calibrated_classifiers_")
+    restored = pickle.loads(pickle.dumps(model))
+    assert_allclose(restored.predict_proba(X), model.predict_proba(X), atol=0)
+    assert_array_equal(restored.predict(X), model.predict(X))
+
+
+@pytest.mark.parametrize("ensemble", [True, False])
+def test_string_labels(global_random_seed, ensemble):
+    """Check that string labels give the same model as their integer codes."""
+    X, y = _data(global_random_seed, 3)
+    names = np.array(["cat", "ant", "bee"])
+    y_str = names[y]
+    model = RecalibratedClassifierCV(
+        LogisticRegression(), IsotonicRecalibrator(), cv=3, ensemble=ensemble
+    ).fit(X, y_str)
+    assert_array_equal(model.classes_, ["ant", "bee", "cat"])
+    # Sorting the names reorders the codes: ant=1, bee=2, cat=0.
+    y_sorted = np.searchsorted(model.classes_, y_str)
+    reference = RecalibratedClassifierCV(
+        LogisticRegression(), IsotonicRecalibrator(), cv=3, ensemble=ensemble
+    ).fit(X, y_sorted)
+    assert_allclose(model.predict_proba(X), reference.predict_proba(X), atol=1e-12)
+    assert_array_equal(model.predict(X), model.classes_[reference.predict(X)])
+
+
+@pytest.mark.parametrize("ensemble", [True, False])
+def test_dataframe_feature_names(global_random_seed, ensemble):
+    """Check that a DataFrame's feature names are copied from the classifier."""
+    X, y = _data(global_random_seed, 2)
+    columns = ["a", "b", "c", "d", "e"]
+    frame = pd.DataFrame(X, columns=columns)
+    model = RecalibratedClassifierCV(LogisticRegression(), cv=3, ensemble=ensemble).fit(
+        frame, y
+    )
+    assert model.n_features_in_ == 5
+    assert_array_equal(model.feature_names_in_, columns)
+    reference = RecalibratedClassifierCV(
+        LogisticRegression(), cv=3, ensemble=ensemble
+    ).fit(X, y)
+    assert not hasattr(reference, "feature_names_in_")
+    assert_allclose(model.predict_proba(frame), reference.predict_proba(X), atol=1e-12)
+
+
+def test_refit_on_array_drops_feature_names(global_random_seed):
+    """Check that refitting on an array forgets the feature names of a DataFrame."""
+    X, y = _data(global_random_seed, 2)
+    frame = pd.DataFrame(X, columns=["a", "b", "c", "d", "e"])
+    model = RecalibratedClassifierCV(LogisticRegression(), cv=3).fit(frame, y)
+    model.fit(X, y)
+    assert not hasattr(model, "feature_names_in_")
+
+
+@pytest.mark.parametrize("ensemble", [True, False])
+def test_n_jobs(global_random_seed, ensemble):
+    """Check that fitting the folds in parallel gives the same model."""
+    X, y = _data(global_random_seed, 3)
+    kwargs = dict(cv=3, ensemble=ensemble)
+    serial = RecalibratedClassifierCV(LogisticRegression(), **kwargs).fit(X, y)
+    parallel = RecalibratedClassifierCV(LogisticRegression(), n_jobs=2, **kwargs)
+    # Threads: worker processes take seconds to start on a loaded machine.
+    with parallel_config(backend="threading"):
+        parallel.fit(X, y)
+    assert_allclose(parallel.predict_proba(X), serial.predict_proba(X), atol=1e-12)
+
+
+def test_default_recalibrator_is_platt(global_random_seed):
+    """Check that recalibrator=None means PlattRecalibrator."""
+    X, y = _data(global_random_seed, 3)
+    default = RecalibratedClassifierCV(LogisticRegression(), cv=3).fit(X, y)
+    platt = RecalibratedClassifierCV(
+        LogisticRegression(), PlattRecalibrator(), cv=3
+    ).fit(X, y)
+    assert default.recalibrator is None
+    assert all(
+        isinstance(r, PlattRecalibrator) for r in default.calibrated_classifiers_
+    )
+    assert_allclose(default.predict_proba(X), platt.predict_proba(X), atol=1e-12)
+    # It is not the identity: the fold pairs differ from the plain classifier.
+    plain = LogisticRegression().fit(X, y).predict_proba(X)
+    assert np.abs(default.predict_proba(X) - plain).max() > 1e-3
+
+
+# ---------------------------------------------------------------------------
+# Errors
+# ---------------------------------------------------------------------------
+
+
+def test_recalibrator_with_estimator_raises():
+    """Check that a recalibrator already holding a classifier is rejected."""
+    X, y = _data(0, 2)
+    fitted = LogisticRegression().fit(X, y)
+    model = RecalibratedClassifierCV(
+        LogisticRegression(), IsotonicRecalibrator(estimator=fitted)
+    )
+    with pytest.raises(ValueError, match="recalibrator must have estimator=None"):
+        model.fit(X, y)
+
+
+@pytest.mark.parametrize("ensemble", [True, False])
+def test_too_few_samples_of_a_class_raises(ensemble):
+    """Check that a class with fewer samples than folds is rejected."""
+    X, y = _data(0, 3, n_samples=60)
+    y = y.copy()
+    y[np.flatnonzero(y == 2)[2:]] = 0  # class 2 keeps 2 samples
+    model = RecalibratedClassifierCV(LogisticRegression(), cv=3, ensemble=ensemble)
+    with pytest.raises(ValueError, match=r"3-fold.*has only 2 sample"):
+        model.fit(X, y)
+    # Two folds are enough.
+    model.set_params(cv=2).fit(X, y)
+    assert_array_equal(model.classes_, [0, 1, 2])
+
+
+@pytest.mark.parametrize("ensemble", [True, False])
+def test_training_fold_without_a_class_raises(ensemble):
+    """Check that a splitter whose training fold lacks a class is rejected."""
+    X, y = _data(0, 3, n_samples=60)
+    labels = np.array(["x", "y", "z"])[y]
+    rest = np.flatnonzero(labels != "z")
+    has_z = np.flatnonzero(labels == "z")
+    # First split: training rows without "z"; second split: everything mixed.
+    splits = [
+        (rest[::2], np.concatenate([rest[1::2], has_z])),
+        (np.concatenate([rest[1::2], has_z]), rest[::2]),
+    ]
+    model = RecalibratedClassifierCV(LogisticRegression(), cv=splits, ensemble=ensemble)
+    with pytest.raises(
+        ValueError, match=r"training fold lacks the class\(es\) \['z'\]"
+    ):
+        model.fit(X, labels)
+
+
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        ({"cv": "five"}, "'cv' parameter"),
+        ({"cv": 1.5}, "'cv' parameter"),
+        ({"ensemble": "yes"}, "'ensemble' parameter"),
+        ({"n_jobs": 1.5}, "'n_jobs' parameter"),
+        ({"recalibrator": LogisticRegression()}, "'recalibrator' parameter"),
+    ],
+)
+def test_invalid_parameters(params, match):
+    """Check that invalid hyper-parameters raise InvalidParameterError at fit."""
+    X, y = _data(0, 2)
+    model = RecalibratedClassifierCV(LogisticRegression(), **params)
+    with pytest.raises(InvalidParameterError, match=match):
+        model.fit(X, y)
+
+
+def test_pooled_needs_a_partition(global_random_seed):
+    """Check that ensemble=False rejects test folds that are not a partition."""
+    X, y = _data(global_random_seed, 2)
+    # Test folds of 30% each, twice: some rows are in no test fold, some in two.
+    cv = ShuffleSplit(n_splits=2, test_size=0.3, random_state=global_random_seed)
+    model = RecalibratedClassifierCV(
+        LogisticRegression(), IsotonicRecalibrator(), cv=cv, ensemble=False
+    )
+    with pytest.raises(ValueError, match="partition"):
+        model.fit(X, y)
