@@ -23,6 +23,12 @@ from skcal._validation import (
     InvalidParameterError,
     StrOptions,
     check_calibration_inputs,
+    check_fitted_classifier,
+    check_recalibration_target,
+    check_recalibration_weights,
+    check_score_features,
+    check_scores,
+    fit_context,
     validate_parameter_constraints,
     validate_params,
 )
@@ -1130,3 +1136,156 @@ def test_single_class_keeps_label_types():
     assert data.classes.tolist() == ["a", "b"]
     data = check_calibration_inputs(np.array(["a", "a"]), [0.2, 0.3], pos_label=5)
     assert data.classes.tolist() == ["a", 5]
+
+
+# ---------------------------------------------------------------------------
+# Recalibrator data: scores, targets, fitted classifiers (issue 4)
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "scores, kind",
+    [
+        ([0.1, 0.5, 0.9], "probability"),
+        ([-1.0, 0.5, 2.0], "logit"),
+        ([[0.2, 0.8], [0.6, 0.4], [1.0, 0.0]], "probability"),
+        ([[0.2, 0.7], [0.6, 0.4], [1.0, 0.0]], "logit"),
+    ],
+)
+def test_check_scores_detects_the_kind(scores, kind):
+    """Check that probabilities are detected by range and row sums, else logits."""
+    assert check_scores(scores, n_classes=2).kind == kind
+
+
+def test_check_scores_reduces_binary_columns():
+    """Check that two binary columns become the positive class's score."""
+    proba = check_scores([[0.2, 0.8], [0.6, 0.4]], n_classes=2)
+    assert_allclose(proba.values, [0.8, 0.4])
+    logits = check_scores([[1.0, 3.0], [0.5, -1.0]], n_classes=2)
+    assert logits.kind == "logit"
+    assert_allclose(logits.values, [2.0, -1.5])
+    single = check_scores([[0.3], [0.7]], n_classes=2)
+    assert single.values.shape == (2,)
+
+
+def test_check_scores_forced_kinds():
+    """Check that a forced kind is kept, and validated for probabilities."""
+    assert check_scores([0.1, 0.5], n_classes=2, input="logit").kind == "logit"
+    with pytest.raises(ValueError, match="1 value\\(s\\) outside \\[0, 1\\]"):
+        check_scores([0.1, 1.5], n_classes=2, input="probability")
+    with pytest.raises(ValueError, match="1 row\\(s\\) that do not sum to 1"):
+        check_scores(
+            [[0.2, 0.3, 0.5], [0.2, 0.2, 0.2]], n_classes=3, input="probability"
+        )
+
+
+@pytest.mark.parametrize(
+    "scores, n_classes, match",
+    [
+        (np.zeros((3, 3)), 2, "3 feature\\(s\\).*2 classes.*1 or 2 column"),
+        (np.zeros((3, 2)), 3, "2 feature\\(s\\).*3 classes.*3 column"),
+        (np.zeros(3), 4, "1 feature\\(s\\)"),
+        (np.zeros((2, 2, 2)), 2, "1-D or 2-D"),
+        (np.zeros((0, 2)), 2, "empty"),
+        ([0.1, np.nan], 2, "1 NaN or infinite"),
+        (["a", "b"], 2, "real numbers"),
+    ],
+)
+def test_check_scores_rejections(scores, n_classes, match):
+    """Check that malformed scores are refused with the count of bad entries."""
+    with pytest.raises((ValueError, TypeError), match=match):
+        check_scores(scores, n_classes=n_classes)
+
+
+def test_check_recalibration_target():
+    """Check labels: sorted classes, encoding, and the rejections."""
+    y_index, classes = check_recalibration_target(["b", "a", "b"])
+    assert_array_equal(classes, ["a", "b"])
+    assert_array_equal(y_index, [1, 0, 1])
+    y_index, classes = check_recalibration_target([2, 0], classes=np.array([2, 1, 0]))
+    assert_array_equal(y_index, [0, 2])
+    with pytest.raises(ValueError, match="1 label\\(s\\) not among the classes"):
+        check_recalibration_target([0, 1, 5], classes=np.array([0, 1]))
+    with pytest.raises(ValueError, match="one class only"):
+        check_recalibration_target([1, 1, 1])
+    with pytest.raises(ValueError, match="empty"):
+        check_recalibration_target([])
+    with pytest.raises(ValueError, match="Unknown label type"):
+        check_recalibration_target([0.5, 1.5, 0.25])
+
+
+def test_check_recalibration_weights():
+    """Check that weights must keep two classes of positive weight."""
+    y_index = np.array([0, 1, 0, 1])
+    assert check_recalibration_weights(None, y_index) is None
+    assert_allclose(check_recalibration_weights([1, 2, 0, 1], y_index), [1, 2, 0, 1])
+    with pytest.raises(ValueError, match="but those of one class"):
+        check_recalibration_weights([1, 0, 1, 0], y_index)
+    with pytest.raises(ValueError, match="weights are zero"):
+        check_recalibration_weights([0, 0, 0, 0], y_index)
+
+
+def test_check_score_features_one_dimensional():
+    """Check that 1-D scores are one column, and refused where several were fitted."""
+    from sklearn.base import BaseEstimator
+
+    est = BaseEstimator()
+    X = check_score_features(est, [0.1, 0.2, 0.3], reset=True)
+    assert X.shape == (3, 1) and est.n_features_in_ == 1
+    est.n_features_in_ = 3
+    with pytest.raises(ValueError, match="Reshape your data to \\(n_samples, 3\\)"):
+        check_score_features(est, [0.1, 0.2], reset=False)
+
+
+def test_check_fitted_classifier():
+    """Check that an unfitted or non-classifier estimator is refused."""
+    from sklearn.exceptions import NotFittedError
+    from sklearn.linear_model import LinearRegression, LogisticRegression
+
+    with pytest.raises(NotFittedError, match="is not fitted.*FrozenEstimator"):
+        check_fitted_classifier(LogisticRegression(), "Owner")
+    regression = LinearRegression().fit([[0.0], [1.0]], [0.0, 1.0])
+    with pytest.raises(TypeError, match="no classes_ attribute"):
+        check_fitted_classifier(regression, "Owner")
+
+
+def test_fit_context_validates_and_skips_nested():
+    """Check that fit_context validates parameters once, skipping nested fits."""
+    calls = []
+
+    class Inner:
+        _parameter_constraints = {"k": [Interval(Integral, 1, None, closed="left")]}
+
+        def __init__(self, k):
+            self.k = k
+
+        def get_params(self, deep=False):
+            return {"k": self.k}
+
+        @fit_context(prefer_skip_nested_validation=True)
+        def fit(self):
+            calls.append(self.k)
+            return self
+
+    class Outer(Inner):
+        @fit_context(prefer_skip_nested_validation=True)
+        def fit(self):
+            return Inner(0).fit()
+
+    with pytest.raises(InvalidParameterError, match="'k' parameter of Inner"):
+        Inner(0).fit()
+    Outer(1).fit()  # the nested Inner(0) is not validated
+    assert calls == [0]
+
+
+@pytest.mark.parametrize("cv", [None, 3, [([0, 1], [2])], range(2)])
+def test_cv_object_constraint_accepts(cv):
+    """Check that the cv_object constraint accepts what check_cv accepts."""
+    validate_parameter_constraints({"cv": ["cv_object"]}, {"cv": cv}, "f")
+
+
+@pytest.mark.parametrize("cv", [1, 2.5, "five", True])
+def test_cv_object_constraint_rejects(cv):
+    """Check that the cv_object constraint refuses other values."""
+    with pytest.raises(InvalidParameterError, match="'cv' parameter of f"):
+        validate_parameter_constraints({"cv": ["cv_object"]}, {"cv": cv}, "f")
