@@ -8,7 +8,7 @@ import pytest
 
 numpydoc_validate = pytest.importorskip("numpydoc.validate")
 
-PUBLIC_MODULES = ["skcal", "skcal.metrics"]
+PUBLIC_MODULES = ["skcal", "skcal.metrics", "skcal.calibration"]
 
 # Checks we do not enforce, each with its reason.
 IGNORED = {
@@ -38,3 +38,33 @@ def test_docstring(name):
     errors = [(code, msg) for code, msg in result["errors"] if code not in IGNORED]
     assert not errors, f"{name}: {errors}"
     assert ">>> " in result["docstring"], f"{name} has no doctest example"
+
+
+def _public_methods():
+    for module_name in PUBLIC_MODULES:
+        module = importlib.import_module(module_name)
+        for name in module.__all__:
+            obj = getattr(module, name)
+            if not isinstance(obj, type):
+                continue
+            for method in dir(obj):
+                func = getattr(obj, method)
+                if (
+                    not method.startswith("_")
+                    and callable(func)
+                    and getattr(func, "__module__", "").startswith("skcal")
+                ):
+                    yield f"{module_name}.{name}.{method}"
+
+
+@pytest.mark.parametrize("name", sorted(set(_public_methods())))
+def test_method_docstring(name):
+    """Check that the docstring of each public method passes numpydoc validation."""
+    result = numpydoc_validate.validate(name)
+    # Methods are shown by the class's example rather than their own.
+    errors = [
+        (code, msg)
+        for code, msg in result["errors"]
+        if code not in IGNORED and code != "EX01"
+    ]
+    assert not errors, f"{name}: {errors}"

@@ -258,7 +258,7 @@ class BaseRecalibrator(
         return self.predict_proba(X)
 
     def get_feature_names_out(self, input_features=None):
-        """Names of the output columns: ``proba_<class>``, one per class.
+        """Get the names of the output columns, ``proba_<class>`` for each class.
 
         Parameters
         ----------
