@@ -449,3 +449,42 @@ def test_public_names():
     assert sorted(skcal.calibration.__all__) == sorted(
         [cls.__name__ for cls in RECALIBRATORS] + ["RecalibratedClassifierCV"]
     )
+
+
+# Recalibrators whose map cannot change the predicted class.
+_ARGMAX_PRESERVING = (MeanReplacementRecalibrator, TemperatureRecalibrator)
+
+
+_MULTICLASS_OPTIONS = [
+    (cls, {"multiclass": option} if "multiclass" in cls().get_params() else {})
+    for cls in RECALIBRATORS
+    for option in ("ovr", "top_label")
+    if option == "ovr" or "multiclass" in cls().get_params()
+]
+
+
+@pytest.mark.parametrize(
+    "cls, params",
+    _MULTICLASS_OPTIONS,
+    ids=[
+        f"{c.__name__}-{p.get('multiclass', 'native')}" for c, p in _MULTICLASS_OPTIONS
+    ],
+)
+def test_real_multiclass_outputs(cls, params, real_multiclass):
+    """Check every recalibrator on real CIFAR outputs: distributions, argmax rules."""
+    labels, proba = real_multiclass
+    proba = proba.astype(np.float64)
+    proba /= proba.sum(axis=1, keepdims=True)
+    fit_rows, test_rows = slice(0, None, 2), slice(1, None, 2)
+    recal = cls(**params).fit(proba[fit_rows], labels[fit_rows])
+    out = recal.predict_proba(proba[test_rows])
+    assert out.shape == proba[test_rows].shape
+    assert np.all((out >= 0) & (out <= 1))
+    assert_allclose(out.sum(axis=1), 1.0, rtol=1e-10)
+    predicted = recal.predict(proba[test_rows])
+    if cls in _ARGMAX_PRESERVING:
+        assert_array_equal(predicted, proba[test_rows].argmax(axis=1))
+    if cls is TemperatureRecalibrator:
+        assert_array_equal(out.argmax(axis=1), proba[test_rows].argmax(axis=1))
+    if cls is not MeanReplacementRecalibrator:
+        assert_array_equal(predicted, recal.classes_[out.argmax(axis=1)])
