@@ -59,6 +59,49 @@ reduction : {"auto", "positive", "top_label", "classwise"}, default="auto"
 return_per_class : bool, default=False
     With ``reduction="classwise"``, return the value of every class
     instead of their mean.""",
+    # Recalibrators (skcal.calibration).
+    "estimator": """\
+estimator : fitted classifier or None, default=None
+    The classifier whose scores are recalibrated; it is never refitted
+    (wrap it in :class:`sklearn.frozen.FrozenEstimator` to keep it fitted
+    through :func:`~sklearn.base.clone`). With None, ``X`` is the score
+    array itself.""",
+    "input": """\
+input : {"auto", "probability", "logit"}, default="auto"
+    The kind of scores. ``"auto"``: the kind of the classifier's response
+    (``predict_proba`` gives probabilities, ``decision_function`` logits),
+    or with ``estimator=None`` probabilities when the values are in
+    [0, 1] (and rows sum to 1), logits otherwise.""",
+    "response_method": """\
+response_method : {"auto", "decision_function", "predict_proba"}, default="auto"
+    The classifier's method that gives the scores; ``"auto"`` prefers
+    ``decision_function``. Ignored with ``estimator=None``.""",
+    "classes": """\
+classes : array-like of shape (n_classes,), default=None
+    With ``estimator=None``, the class of each score column, so that a
+    calibration set may lack some classes; None means the sorted labels
+    of ``y``. A wrapped classifier's ``classes_`` are used otherwise.""",
+    "multiclass": """\
+multiclass : {"ovr", "top_label"}, default="ovr"
+    How a multiclass problem is served: one map per class (class against
+    the rest), rows then renormalised, uniform where every map gives 0
+    (``"ovr"``); or one map from the top class's score to the probability
+    that it is right, the other classes sharing the rest in proportion to
+    their original probabilities (``"top_label"``).""",
+    "classes_": """\
+classes_ : ndarray of shape (n_classes,)
+    The classes, in the order of the columns of :meth:`predict_proba`.""",
+    "input_": """\
+input_ : {"probability", "logit"}
+    The kind of scores seen at fit; scores at predict time must be of
+    the same kind.""",
+    "n_features_in_": """\
+n_features_in_ : int
+    Number of columns of ``X`` seen at fit (the wrapped classifier's when
+    there is one).""",
+    "feature_names_in_": """\
+feature_names_in_ : ndarray of shape (n_features_in_,)
+    Names of the columns of ``X``, when they are all strings.""",
 }
 
 _PLACEHOLDER = re.compile(r"^( *)%\((\w+)\)s$", flags=re.MULTILINE)

@@ -48,6 +48,7 @@ __all__ = [
     "Scores",
     "StrOptions",
     "check_calibration_inputs",
+    "check_classes",
     "check_fitted_classifier",
     "check_recalibration_target",
     "check_recalibration_weights",
@@ -720,17 +721,17 @@ def _default_pos_label(classes, arg_name):
     )
 
 
-def _check_labels(labels):
-    lab = _as_label_array(labels, "labels")
+def _check_labels(labels, name="labels"):
+    lab = _as_label_array(labels, name)
     if lab.ndim != 1 or lab.shape[0] == 0:
-        raise ValueError(f"labels must be a non-empty 1-D list, got shape {lab.shape}.")
+        raise ValueError(f"{name} must be a non-empty 1-D list, got shape {lab.shape}.")
     try:
         n_unique = np.unique(lab).shape[0]
     except TypeError as exc:
-        raise TypeError(f"labels mixes types that cannot be compared: {exc}") from exc
+        raise TypeError(f"{name} mixes types that cannot be compared: {exc}") from exc
     if n_unique != lab.shape[0]:
         raise ValueError(
-            f"labels contains {lab.shape[0] - n_unique} duplicated value(s); each "
+            f"{name} contains {lab.shape[0] - n_unique} duplicated value(s); each "
             "class must appear once."
         )
     return lab
@@ -1040,6 +1041,16 @@ def check_scores(scores, *, n_classes, input="auto", name="X"):
     if s.ndim == 2 and n_classes == 2:
         s = s[:, 1] if kind == "probability" else s[:, 1] - s[:, 0]
     return Scores(s, kind)
+
+
+def check_classes(classes):
+    """Validate a list of classes: 1-D, non-empty, distinct and comparable.
+
+    Returns
+    -------
+    classes : ndarray of shape (n_classes,)
+    """
+    return _check_labels(classes, "classes")
 
 
 def check_recalibration_target(y, classes=None):

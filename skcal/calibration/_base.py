@@ -27,6 +27,7 @@ from sklearn.utils.validation import check_is_fitted
 from skcal._validation import (
     HasMethods,
     StrOptions,
+    check_classes,
     check_fitted_classifier,
     check_recalibration_target,
     check_recalibration_weights,
@@ -129,8 +130,8 @@ class BaseRecalibrator(
 ):
     """Base class of recalibrators: scores from ``X`` or from a fitted classifier.
 
-    Subclasses define ``__init__`` (with ``estimator``, ``input`` and
-    ``response_method`` among their parameters), ``_fit_scores`` and
+    Subclasses define ``__init__`` (with ``estimator``, ``input``,
+    ``response_method`` and ``classes`` among their parameters), ``_fit_scores`` and
     ``_predict_proba_scores``; this class does the rest (validation, classes,
     feature bookkeeping, ``predict``, ``transform``, tags).
     """
@@ -143,6 +144,7 @@ class BaseRecalibrator(
         ],
         "input": [StrOptions({"auto", "probability", "logit"})],
         "response_method": [StrOptions(set(RESPONSE_METHODS))],
+        "classes": ["array-like", None],
     }
 
     # --- to be defined by subclasses -----------------------------------------
@@ -183,8 +185,13 @@ class BaseRecalibrator(
         self : object
             The fitted recalibrator.
         """
-        classes = None
+        classes = None if self.classes is None else check_classes(self.classes)
         if self.estimator is not None:
+            if classes is not None:
+                raise ValueError(
+                    "classes is for estimator=None: the classes of a wrapped "
+                    "classifier are its classes_."
+                )
             check_fitted_classifier(self.estimator, type(self).__name__)
             classes = np.asarray(self.estimator.classes_)
             for attr in ("n_features_in_", "feature_names_in_"):

@@ -7,6 +7,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from skcal._docstrings import fill_doc
 from skcal._validation import Interval, StrOptions
 from skcal.calibration._base import BinaryMapRecalibrator
 from skcal.metrics._binning import Binning, bin_sums, make_binning
@@ -38,6 +39,7 @@ def fit_bins(p, y, sample_weight, n_bins, strategy):
     return _BinnedMap(binning, values, sums.weight)
 
 
+@fill_doc
 class HistogramBinningRecalibrator(BinaryMapRecalibrator):
     r"""Recalibrate with the event rate of the bin each prediction falls in.
 
@@ -56,11 +58,7 @@ class HistogramBinningRecalibrator(BinaryMapRecalibrator):
 
     Parameters
     ----------
-    estimator : fitted classifier or None, default=None
-        The classifier whose scores are recalibrated; it is never refitted
-        (wrap it in :class:`sklearn.frozen.FrozenEstimator` to keep it fitted
-        through :func:`~sklearn.base.clone`). With None, ``X`` is the score
-        array itself.
+    %(estimator)s
     n_bins : int or "cube_root", default=15
         Number of bins; ``"cube_root"`` is the smallest integer at least
         :math:`n^{1/3}` (with :math:`n` the samples of positive weight).
@@ -68,27 +66,17 @@ class HistogramBinningRecalibrator(BinaryMapRecalibrator):
         Equal-width bins with edges :math:`j / n_{\mathrm{bins}}`, or bins of
         equal (weighted) mass whose edges are quantiles of the calibration
         predictions.
-    multiclass : {"ovr", "top_label"}, default="ovr"
-        How a multiclass problem is served: one histogram per class, rows
-        then renormalised (``"ovr"``, as netcal does); or one histogram of
-        the top class's probability, the other classes sharing the rest in
-        proportion to their original probabilities (``"top_label"``, the
-        top-label binning of Gupta and Ramdas, 2022).
-    input : {"auto", "probability", "logit"}, default="auto"
-        The kind of scores. ``"auto"``: the kind of the classifier's response
-        (``predict_proba`` gives probabilities, ``decision_function`` logits),
-        or with ``estimator=None`` probabilities when values are in [0, 1]
-        (and rows sum to 1), logits otherwise. Logits are binned after the
-        logistic (binary) or softmax function.
-    response_method : {"auto", "decision_function", "predict_proba"}, \
-            default="auto"
-        The classifier's method that gives the scores; ``"auto"`` prefers
-        ``decision_function``. Ignored with ``estimator=None``.
+    %(multiclass)s
+        One-vs-rest is netcal's behaviour; top-label is the top-label
+        binning of Gupta and Ramdas (2022).
+    %(input)s
+        Logits are binned after the logistic (binary) or softmax function.
+    %(response_method)s
+    %(classes)s
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-        The classes, in the order of the columns of :meth:`predict_proba`.
+    %(classes_)s
     bin_edges_ : list of ndarray of shape (n_bins + 1,)
         The edges of each map's bins (one map for a binary problem or
         ``"top_label"``, one per class for ``"ovr"``).
@@ -100,11 +88,8 @@ class HistogramBinningRecalibrator(BinaryMapRecalibrator):
         The fitted maps, from probability to probability.
     input_ : {"probability", "logit"}
         The kind of scores the maps were fitted on.
-    n_features_in_ : int
-        Number of columns of ``X`` seen at fit (the wrapped classifier's
-        when there is one).
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of the columns of ``X``, when they are all strings.
+    %(n_features_in_)s
+    %(feature_names_in_)s
 
     See Also
     --------
@@ -164,6 +149,7 @@ class HistogramBinningRecalibrator(BinaryMapRecalibrator):
         multiclass="ovr",
         input="auto",
         response_method="auto",
+        classes=None,
     ):
         self.estimator = estimator
         self.n_bins = n_bins
@@ -171,6 +157,7 @@ class HistogramBinningRecalibrator(BinaryMapRecalibrator):
         self.multiclass = multiclass
         self.input = input
         self.response_method = response_method
+        self.classes = classes
 
     def _fit_map(self, x, y, sample_weight):
         return fit_bins(x, y, sample_weight, self.n_bins, self.strategy)

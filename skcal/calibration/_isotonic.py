@@ -5,10 +5,12 @@
 import numpy as np
 from sklearn.isotonic import IsotonicRegression
 
+from skcal._docstrings import fill_doc
 from skcal._validation import StrOptions
 from skcal.calibration._base import BinaryMapRecalibrator
 
 
+@fill_doc
 class IsotonicRecalibrator(BinaryMapRecalibrator):
     r"""Recalibrate with the isotonic regression of the outcome on the score.
 
@@ -22,46 +24,28 @@ class IsotonicRecalibrator(BinaryMapRecalibrator):
 
     Parameters
     ----------
-    estimator : fitted classifier or None, default=None
-        The classifier whose scores are recalibrated; it is never refitted
-        (wrap it in :class:`sklearn.frozen.FrozenEstimator` to keep it fitted
-        through :func:`~sklearn.base.clone`). With None, ``X`` is the score
-        array itself.
-    multiclass : {"ovr", "top_label"}, default="ovr"
-        How a multiclass problem is served: one map per class, rows then
-        renormalised (``"ovr"``); or one map of the top class's probability,
-        the other classes sharing the rest in proportion to their original
-        probabilities (``"top_label"``).
+    %(estimator)s
+    %(multiclass)s
     interpolation : {"linear", "step"}, default="linear"
         Between the scores seen at fit, interpolate linearly between the
         fitted levels (scikit-learn's behaviour) or keep the level of the
         nearest score below (a step function, whose outputs take only the
         fitted levels).
-    input : {"auto", "probability", "logit"}, default="auto"
-        The kind of scores. ``"auto"``: the kind of the classifier's response
-        (``predict_proba`` gives probabilities, ``decision_function`` logits),
-        or with ``estimator=None`` probabilities when values are in [0, 1]
-        (and rows sum to 1), logits otherwise.
-    response_method : {"auto", "decision_function", "predict_proba"}, \
-            default="auto"
-        The classifier's method that gives the scores; ``"auto"`` prefers
-        ``decision_function``. Ignored with ``estimator=None``.
+    %(input)s
+    %(response_method)s
+    %(classes)s
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-        The classes, in the order of the columns of :meth:`predict_proba`.
+    %(classes_)s
     calibrators_ : list of :class:`~sklearn.isotonic.IsotonicRegression`
         One fitted regression per map: one for a binary problem or
         ``"top_label"``, one per class for ``"ovr"``.
     input_ : {"probability", "logit"}
         The kind of scores the maps were fitted on. The maps read
         probabilities for probability scores and the raw values for logits.
-    n_features_in_ : int
-        Number of columns of ``X`` seen at fit (the wrapped classifier's
-        when there is one).
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of the columns of ``X``, when they are all strings.
+    %(n_features_in_)s
+    %(feature_names_in_)s
 
     See Also
     --------
@@ -110,12 +94,14 @@ class IsotonicRecalibrator(BinaryMapRecalibrator):
         interpolation="linear",
         input="auto",
         response_method="auto",
+        classes=None,
     ):
         self.estimator = estimator
         self.multiclass = multiclass
         self.interpolation = interpolation
         self.input = input
         self.response_method = response_method
+        self.classes = classes
 
     def _fit_map(self, x, y, sample_weight):
         regression = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip")

@@ -4,9 +4,11 @@
 
 import numpy as np
 
+from skcal._docstrings import fill_doc
 from skcal.calibration._base import BaseRecalibrator, top_label
 
 
+@fill_doc
 class MeanReplacementRecalibrator(BaseRecalibrator):
     r"""Replace every confidence by the calibration-set accuracy (a negative control).
 
@@ -38,24 +40,18 @@ class MeanReplacementRecalibrator(BaseRecalibrator):
         The kind of scores. Only which class scores highest matters here;
         the parameter is kept so that every recalibrator takes the same
         inputs.
-    response_method : {"auto", "decision_function", "predict_proba"}, \
-            default="auto"
-        The classifier's method that gives the scores; ``"auto"`` prefers
-        ``decision_function``. Ignored with ``estimator=None``.
+    %(response_method)s
+    %(classes)s
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-        The classes, in the order of the columns of :meth:`predict_proba`.
+    %(classes_)s
     confidence_ : float
         :math:`\hat a`, the calibration-set accuracy.
     input_ : {"probability", "logit"}
         The kind of scores seen at fit.
-    n_features_in_ : int
-        Number of columns of ``X`` seen at fit (the wrapped classifier's
-        when there is one).
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of the columns of ``X``, when they are all strings.
+    %(n_features_in_)s
+    %(feature_names_in_)s
 
     See Also
     --------
@@ -91,10 +87,13 @@ class MeanReplacementRecalibrator(BaseRecalibrator):
     [[0.75, 0.25], [0.25, 0.75]]
     """
 
-    def __init__(self, estimator=None, *, input="auto", response_method="auto"):
+    def __init__(
+        self, estimator=None, *, input="auto", response_method="auto", classes=None
+    ):
         self.estimator = estimator
         self.input = input
         self.response_method = response_method
+        self.classes = classes
 
     def _predicted_columns(self, X, scores):
         """Column of the predicted class: the classifier's ``predict``, if any."""

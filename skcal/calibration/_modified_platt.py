@@ -11,6 +11,7 @@ from typing import NamedTuple
 import numpy as np
 from sklearn.utils import check_random_state
 
+from skcal._docstrings import fill_doc
 from skcal._validation import Interval, StrOptions
 from skcal.calibration._platt import PlattRecalibrator, Sigmoid, fit_sigmoid
 from skcal.metrics._cutoff import (
@@ -38,6 +39,7 @@ class _CheckedSigmoid(NamedTuple):
         return self.sigmoid(x)
 
 
+@fill_doc
 class ModifiedPlattRecalibrator(PlattRecalibrator):
     r"""Platt scaling that falls back to the mean label when it is misspecified.
 
@@ -55,11 +57,7 @@ class ModifiedPlattRecalibrator(PlattRecalibrator):
 
     Parameters
     ----------
-    estimator : fitted classifier or None, default=None
-        The classifier whose scores are recalibrated; it is never refitted
-        (wrap it in :class:`sklearn.frozen.FrozenEstimator` to keep it fitted
-        through :func:`~sklearn.base.clone`). With None, ``X`` is the score
-        array itself.
+    %(estimator)s
     tolerance : "paper", "bootstrap" or float, default="paper"
         The tolerance :math:`\varepsilon_n` for misspecification.
         ``"paper"``: :math:`(20 + \sqrt{2\log(1/\alpha)})/\sqrt{n}`, the
@@ -77,22 +75,17 @@ class ModifiedPlattRecalibrator(PlattRecalibrator):
     random_state : int, RandomState instance or None, default=None
         Seeds the draws of ``tolerance="bootstrap"``. Pass an int for
         reproducible output across multiple function calls.
-    multiclass : {"ovr", "top_label"}, default="ovr"
-        How a multiclass problem is served (see :class:`PlattRecalibrator`);
-        each map is checked and may fall back on its own.
-    input : {"auto", "probability", "logit"}, default="auto"
-        The kind of scores (see :class:`PlattRecalibrator`). With
-        ``"logit"`` the sigmoid reads the values as they are, e.g. the
+    %(multiclass)s
+        Each map is checked and may fall back on its own.
+    %(input)s
+        With ``"logit"`` the sigmoid reads the values as they are, e.g. the
         probabilities themselves, as in the paper.
-    response_method : {"auto", "decision_function", "predict_proba"}, \
-            default="auto"
-        The classifier's method that gives the scores; ``"auto"`` prefers
-        ``decision_function``. Ignored with ``estimator=None``.
+    %(response_method)s
+    %(classes)s
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-        The classes, in the order of the columns of :meth:`predict_proba`.
+    %(classes_)s
     fell_back_ : ndarray of bool of shape (n_maps,)
         Whether each map (one for a binary problem or ``"top_label"``, one per
         class for ``"ovr"``) was replaced by the mean label.
@@ -110,11 +103,8 @@ class ModifiedPlattRecalibrator(PlattRecalibrator):
         The fitted maps, from feature to probability.
     input_ : {"probability", "logit"}
         The kind of scores the maps were fitted on.
-    n_features_in_ : int
-        Number of columns of ``X`` seen at fit (the wrapped classifier's
-        when there is one).
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of the columns of ``X``, when they are all strings.
+    %(n_features_in_)s
+    %(feature_names_in_)s
 
     See Also
     --------
@@ -180,6 +170,7 @@ class ModifiedPlattRecalibrator(PlattRecalibrator):
         multiclass="ovr",
         input="auto",
         response_method="auto",
+        classes=None,
     ):
         self.estimator = estimator
         self.tolerance = tolerance
@@ -189,6 +180,7 @@ class ModifiedPlattRecalibrator(PlattRecalibrator):
         self.multiclass = multiclass
         self.input = input
         self.response_method = response_method
+        self.classes = classes
 
     def _fit_map(self, x, y, sample_weight):
         sigmoid = fit_sigmoid(x, y, sample_weight)

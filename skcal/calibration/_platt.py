@@ -7,6 +7,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.special import expit
 
+from skcal._docstrings import fill_doc
 from skcal.calibration._base import BinaryMapRecalibrator
 
 # Newton's method stops when the largest component of the gradient of the
@@ -110,6 +111,7 @@ def fit_sigmoid(x, y, sample_weight=None):
     return Sigmoid(float(coef), float(theta[1] - coef * mean))
 
 
+@fill_doc
 class PlattRecalibrator(BinaryMapRecalibrator):
     r"""Recalibrate with a logistic map of the log-odds (Platt scaling).
 
@@ -128,32 +130,17 @@ class PlattRecalibrator(BinaryMapRecalibrator):
 
     Parameters
     ----------
-    estimator : fitted classifier or None, default=None
-        The classifier whose scores are recalibrated; it is never refitted
-        (wrap it in :class:`sklearn.frozen.FrozenEstimator` to keep it fitted
-        through :func:`~sklearn.base.clone`). With None, ``X`` is the score
-        array itself.
-    multiclass : {"ovr", "top_label"}, default="ovr"
-        How a multiclass problem is served: one map per class, rows then
-        renormalised (``"ovr"``); or one map of the top class's log-odds, the
-        other classes sharing the rest in proportion to their original
-        probabilities (``"top_label"``).
-    input : {"auto", "probability", "logit"}, default="auto"
-        The kind of scores. ``"auto"``: the kind of the classifier's response
-        (``predict_proba`` gives probabilities, ``decision_function`` logits),
-        or with ``estimator=None`` probabilities when values are in [0, 1]
-        (and rows sum to 1), logits otherwise. With ``"logit"`` the map reads
-        the values as they are, e.g. probabilities themselves, as in
-        Rossellini et al. (2025).
-    response_method : {"auto", "decision_function", "predict_proba"}, \
-            default="auto"
-        The classifier's method that gives the scores; ``"auto"`` prefers
-        ``decision_function``. Ignored with ``estimator=None``.
+    %(estimator)s
+    %(multiclass)s
+    %(input)s
+        With ``"logit"`` the map reads the values as they are, e.g.
+        probabilities themselves, as in Rossellini et al. (2025).
+    %(response_method)s
+    %(classes)s
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-        The classes, in the order of the columns of :meth:`predict_proba`.
+    %(classes_)s
     coef_ : ndarray of shape (n_maps,)
         The slope :math:`a` of each map (one for a binary problem or
         ``"top_label"``, one per class for ``"ovr"``).
@@ -163,11 +150,8 @@ class PlattRecalibrator(BinaryMapRecalibrator):
         The fitted maps, from feature to probability.
     input_ : {"probability", "logit"}
         The kind of scores the maps were fitted on.
-    n_features_in_ : int
-        Number of columns of ``X`` seen at fit (the wrapped classifier's
-        when there is one).
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of the columns of ``X``, when they are all strings.
+    %(n_features_in_)s
+    %(feature_names_in_)s
 
     See Also
     --------
@@ -220,11 +204,13 @@ class PlattRecalibrator(BinaryMapRecalibrator):
         multiclass="ovr",
         input="auto",
         response_method="auto",
+        classes=None,
     ):
         self.estimator = estimator
         self.multiclass = multiclass
         self.input = input
         self.response_method = response_method
+        self.classes = classes
 
     def _fit_map(self, x, y, sample_weight):
         return fit_sigmoid(x, y, sample_weight)

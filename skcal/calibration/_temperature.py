@@ -8,11 +8,14 @@ import numpy as np
 from scipy.optimize import minimize_scalar
 from scipy.special import log_softmax, softmax
 
+from skcal._docstrings import fill_doc
 from skcal._validation import StrOptions
 from skcal.calibration._base import BaseRecalibrator, score_log_probabilities
 
 # The inverse temperature is searched in [e^-10, e^10], as scikit-learn does.
 _LOG_BETA_BOUND = 10.0
+# Points of the grid that brackets the Brier score's minimum.
+_BRIER_GRID = 41
 
 
 def _loss(logits, y, sample_weight, loss):
@@ -33,6 +36,7 @@ def _loss(logits, y, sample_weight, loss):
     return mean_loss
 
 
+@fill_doc
 class TemperatureRecalibrator(BaseRecalibrator):
     r"""Recalibrate by dividing every logit by one temperature.
 
@@ -47,38 +51,24 @@ class TemperatureRecalibrator(BaseRecalibrator):
 
     Parameters
     ----------
-    estimator : fitted classifier or None, default=None
-        The classifier whose scores are recalibrated; it is never refitted
-        (wrap it in :class:`sklearn.frozen.FrozenEstimator` to keep it fitted
-        through :func:`~sklearn.base.clone`). With None, ``X`` is the score
-        array itself.
+    %(estimator)s
     loss : {"log", "brier"}, default="log"
         The loss the temperature minimises: the log loss (Guo et al.) or the
         Brier score (squared error summed over classes).
-    input : {"auto", "probability", "logit"}, default="auto"
-        The kind of scores. ``"auto"``: the kind of the classifier's response
-        (``predict_proba`` gives probabilities, ``decision_function`` logits),
-        or with ``estimator=None`` probabilities when values are in [0, 1]
-        (and rows sum to 1), logits otherwise.
-    response_method : {"auto", "decision_function", "predict_proba"}, \
-            default="auto"
-        The classifier's method that gives the scores; ``"auto"`` prefers
-        ``decision_function``. Ignored with ``estimator=None``.
+    %(input)s
+    %(response_method)s
+    %(classes)s
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-        The classes, in the order of the columns of :meth:`predict_proba`.
+    %(classes_)s
     temperature_ : float
         The fitted temperature :math:`T`; above 1 softens overconfident
         predictions.
     input_ : {"probability", "logit"}
         The kind of scores seen at fit.
-    n_features_in_ : int
-        Number of columns of ``X`` seen at fit (the wrapped classifier's
-        when there is one).
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of the columns of ``X``, when they are all strings.
+    %(n_features_in_)s
+    %(feature_names_in_)s
 
     See Also
     --------
@@ -87,7 +77,9 @@ class TemperatureRecalibrator(BaseRecalibrator):
     Notes
     -----
     The search is over :math:`\log(1/T) \in [-10, 10]` by bounded Brent
-    minimisation, as in scikit-learn's
+    minimisation (after a grid of 41 points that brackets the best value for
+    the Brier score, which may have several local minima), as in
+    scikit-learn's
     ``CalibratedClassifierCV(method="temperature")``, whose probabilities
     these equal (to the optimiser's tolerance). On the log loss it is the
     recalibrator with the best proper scores on the CIFAR and ImageNet
@@ -120,18 +112,34 @@ class TemperatureRecalibrator(BaseRecalibrator):
     }
 
     def __init__(
-        self, estimator=None, *, loss="log", input="auto", response_method="auto"
+        self,
+        estimator=None,
+        *,
+        loss="log",
+        input="auto",
+        response_method="auto",
+        classes=None,
     ):
         self.estimator = estimator
         self.loss = loss
         self.input = input
         self.response_method = response_method
+        self.classes = classes
 
     def _fit_scores(self, X, scores, y, sample_weight):
         logits = score_log_probabilities(scores)
+        mean_loss = _loss(logits, y, sample_weight, self.loss)
+        bounds = (-_LOG_BETA_BOUND, _LOG_BETA_BOUND)
+        if self.loss == "brier":
+            # The log loss is convex in 1/T, hence unimodal in log(1/T); the
+            # Brier score need not be, so a coarse grid first brackets its
+            # smallest value.
+            grid = np.linspace(*bounds, _BRIER_GRID)
+            best = int(np.argmin([mean_loss(g) for g in grid]))
+            bounds = (grid[max(best - 1, 0)], grid[min(best + 1, _BRIER_GRID - 1)])
         result = minimize_scalar(
-            _loss(logits, y, sample_weight, self.loss),
-            bounds=(-_LOG_BETA_BOUND, _LOG_BETA_BOUND),
+            mean_loss,
+            bounds=bounds,
             method="bounded",
             options={"xatol": 64 * np.finfo(np.float64).eps},
         )

@@ -488,3 +488,28 @@ def test_real_multiclass_outputs(cls, params, real_multiclass):
         assert_array_equal(out.argmax(axis=1), proba[test_rows].argmax(axis=1))
     if cls is not MeanReplacementRecalibrator:
         assert_array_equal(predicted, recal.classes_[out.argmax(axis=1)])
+
+
+@pytest.mark.parametrize("cls", RECALIBRATORS, ids=lambda c: c.__name__)
+def test_classes_for_scores_missing_a_class(cls, global_random_seed):
+    """Check that classes= lets score columns name classes absent from y."""
+    rng = np.random.RandomState(global_random_seed)
+    proba = rng.dirichlet(np.ones(4), size=60)
+    y = np.where(proba[:, 0] > proba[:, 1], "a", "b")
+    with pytest.raises(ValueError, match="4 feature\\(s\\).*2 classes"):
+        cls().fit(proba, y)
+    recal = cls(classes=["a", "b", "c", "d"]).fit(proba, y)
+    assert_array_equal(recal.classes_, ["a", "b", "c", "d"])
+    out = recal.predict_proba(proba)
+    assert out.shape == (60, 4)
+    assert_allclose(out.sum(axis=1), 1.0, rtol=1e-12)
+    unknown = y.copy()
+    unknown[0] = "z"
+    with pytest.raises(ValueError, match="1 label\\(s\\) not among the classes"):
+        cls(classes=["a", "b", "c", "d"]).fit(proba, unknown)
+    with pytest.raises(ValueError, match="classes is for estimator=None"):
+        X, y_bin = _binary_problem(rng)
+        clf = LogisticRegression().fit(X, y_bin)
+        cls(clf, classes=[0, 1]).fit(X, y_bin)
+    with pytest.raises(ValueError, match="classes contains 1 duplicated"):
+        cls(classes=["a", "b", "b", "d"]).fit(proba, y)
