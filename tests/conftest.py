@@ -9,6 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, settings
+from threadpoolctl import threadpool_limits
+
+# Tests fit many tiny models; BLAS threads only compete for the cores there.
+threadpool_limits(limits=1)
 
 # Hypothesis: derandomized and without deadlines under CI, so that a run is
 # reproducible and a slow machine does not fail a property.

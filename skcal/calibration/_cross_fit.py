@@ -231,10 +231,20 @@ class RecalibratedClassifierCV(ClassifierMixin, MetaEstimatorMixin, BaseEstimato
         if isinstance(self.cv, Integral) and counts.min() < n_splits:
             raise ValueError(
                 f"Requesting {n_splits}-fold cross-validation but the class "
-                f"{self.classes_[counts.argmin()]!r} has only {counts.min()} "
+                f"{self.classes_.tolist()[counts.argmin()]!r} has only {counts.min()} "
                 "sample(s): each fold needs every class."
             )
         splits = list(cv.split(X, y, **split_params))
+        if not self.ensemble:
+            covered = np.bincount(
+                np.concatenate([test for _, test in splits]), minlength=len(y)
+            )
+            if np.any(covered != 1):
+                raise ValueError(
+                    "ensemble=False pools out-of-fold scores, so the test sets of "
+                    "cv must partition the samples (each in exactly one test set); "
+                    f"{int(np.count_nonzero(covered != 1))} sample(s) are not."
+                )
         parallel = Parallel(n_jobs=self.n_jobs)
         if self.ensemble:
             self.calibrated_classifiers_ = parallel(
@@ -284,6 +294,8 @@ class RecalibratedClassifierCV(ClassifierMixin, MetaEstimatorMixin, BaseEstimato
         for attr in ("n_features_in_", "feature_names_in_"):
             if hasattr(first, attr):
                 setattr(self, attr, getattr(first, attr))
+            elif hasattr(self, attr):
+                delattr(self, attr)
         return self
 
     def predict_proba(self, X):

@@ -81,7 +81,10 @@ class TemperatureRecalibrator(BaseRecalibrator):
     the Brier score, which may have several local minima), as in
     scikit-learn's
     ``CalibratedClassifierCV(method="temperature")``, whose probabilities
-    these equal (to the optimiser's tolerance). On the log loss it is the
+    these equal (to the optimiser's tolerance), except for binary decision
+    values when the optimum lies at a bound of the search: scikit-learn takes
+    the logits :math:`(-s, s)`, which scales its bounds by 2, where here
+    :math:`(0, s)` keeps :math:`T = 1` the identity. On the log loss it is the
     recalibrator with the best proper scores on the CIFAR and ImageNet
     models of Chidambaram and Ge (2024).
 
