@@ -13,6 +13,7 @@ from skcal.metrics._improvement import recalibration_improvement
 from skcal.metrics._kernel import kernel_calibration_error
 from skcal.metrics._lipschitz import smooth_calibration_error
 from skcal.metrics._logit_smoothed import logit_smoothed_ece
+from skcal.metrics._scorer import make_calibration_scorer
 from skcal.metrics._smooth import smooth_ece, smooth_reliability_curve
 
 __all__ = [
@@ -23,6 +24,7 @@ __all__ = [
     "expected_calibration_error",
     "kernel_calibration_error",
     "logit_smoothed_ece",
+    "make_calibration_scorer",
     "recalibration_improvement",
     "reliability_table",
     "smooth_calibration_error",

@@ -1,0 +1,231 @@
+"""Scorers: calibration measures as ``scoring=`` objects for model selection.
+
+A scorer is called as ``scorer(estimator, X, y_true)`` and returns a number
+to maximise. scikit-learn builds its scorers with ``make_scorer``, whose score
+function never sees the estimator; but a calibration measure needs to know
+the class of each column of ``predict_proba``: on a binary problem with string
+labels to know which class is positive, and on a cross-validation fold that
+lacks a class to know that the matrix still has a column for it. So skcal's
+scorers are small objects that read ``estimator.classes_`` and pass it on as
+``labels`` (and ``pos_label``), with the same calling convention, greater-is-
+better sign and metadata routing (``set_score_request``) as scikit-learn's.
+"""
+
+# SPDX-License-Identifier: BSD-3-Clause
+
+import copy
+
+import numpy as np
+from sklearn.metrics import get_scorer as _sklearn_get_scorer
+from sklearn.metrics import get_scorer_names as _sklearn_get_scorer_names
+from sklearn.utils.metadata_routing import MetadataRequest
+
+from skcal.metrics._binned import binned_calibration_error, expected_calibration_error
+from skcal.metrics._cutoff import cutoff_calibration_error
+from skcal.metrics._kernel import kernel_calibration_error
+from skcal.metrics._lipschitz import smooth_calibration_error
+from skcal.metrics._logit_smoothed import logit_smoothed_ece
+from skcal.metrics._smooth import smooth_ece
+
+
+class _CalibrationScorer:
+    """Score ``predict_proba`` with a calibration measure (see the module docstring)."""
+
+    def __init__(self, score_func, sign, kwargs):
+        self._score_func = score_func
+        self._sign = sign
+        self._kwargs = kwargs
+        self._score_request = {}
+
+    def __repr__(self):
+        options = "".join(f", {k}={v!r}" for k, v in self._kwargs.items())
+        greater = "" if self._sign < 0 else ", greater_is_better=True"
+        return f"make_calibration_scorer({self._score_func.__name__}{greater}{options})"
+
+    def __call__(self, estimator, X, y_true, sample_weight=None, **kwargs):
+        """Evaluate the measure on ``estimator.predict_proba(X)`` against ``y_true``.
+
+        Parameters
+        ----------
+        estimator : fitted classifier
+            It must have ``predict_proba`` and ``classes_``.
+        X : array-like of shape (n_samples, n_features)
+            The samples.
+        y_true : array-like of shape (n_samples,)
+            The true labels.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights passed to the measure.
+        **kwargs : dict
+            Other metadata passed to the measure (overriding the scorer's
+            own options).
+
+        Returns
+        -------
+        score : float
+            The measure times -1 for an error (greater is better).
+        """
+        if not hasattr(estimator, "predict_proba"):
+            raise AttributeError(
+                f"{type(estimator).__name__} has no predict_proba: calibration "
+                "scorers need predicted probabilities."
+            )
+        proba = np.asarray(estimator.predict_proba(X))
+        classes = np.asarray(estimator.classes_)
+        options = {**self._kwargs, **kwargs}
+        if sample_weight is not None:
+            options["sample_weight"] = sample_weight
+        if proba.ndim == 2 and proba.shape[1] == 2:
+            pos_label = options.pop("pos_label", None)
+            if pos_label is None:
+                pos_label = classes[1]
+            matches = [i for i, c in enumerate(classes.tolist()) if c == pos_label]
+            if not matches:
+                raise ValueError(
+                    f"pos_label={pos_label!r} is not among the classes "
+                    f"{classes.tolist()} of the estimator."
+                )
+            proba = proba[:, matches[0]]
+            options["pos_label"] = pos_label
+        options.setdefault("labels", classes)
+        return self._sign * float(self._score_func(y_true, proba, **options))
+
+    def set_score_request(self, **kwargs):
+        """Request metadata, such as ``sample_weight``, for the ``score`` call.
+
+        Parameters
+        ----------
+        **kwargs : dict
+            ``param=True`` to request it, ``False`` to refuse it, or a string
+            alias, as in scikit-learn's ``set_score_request``.
+
+        Returns
+        -------
+        self : object
+            The scorer.
+        """
+        self._score_request = {**self._score_request, **kwargs}
+        return self
+
+    def get_metadata_routing(self):
+        """The metadata this scorer requests, for scikit-learn's routing.
+
+        Returns
+        -------
+        routing : :class:`~sklearn.utils.metadata_routing.MetadataRequest`
+            The requests of the ``score`` method.
+        """
+        request = MetadataRequest(owner=self)
+        for param, alias in self._score_request.items():
+            request.score.add_request(param=param, alias=alias)
+        return request
+
+
+def make_calibration_scorer(score_func, *, greater_is_better=False, **kwargs):
+    """Make a scorer from a calibration measure and fixed options.
+
+    The scorer calls ``predict_proba`` and passes the estimator's classes to
+    the measure (as ``labels``, and for a binary problem the second class as
+    ``pos_label`` unless one is given), so it works with labels of any type
+    and on cross-validation folds that lack a class.
+
+    Parameters
+    ----------
+    score_func : callable
+        A measure with the signature ``score_func(y_true, y_prob, *,
+        sample_weight=None, pos_label=None, labels=None, **kwargs)``, such
+        as :func:`expected_calibration_error`.
+    greater_is_better : bool, default=False
+        Whether larger values are better. Calibration errors are not, so
+        the scorer returns their negation.
+    **kwargs : dict
+        Options passed to ``score_func`` on every call (e.g. ``n_bins=10``).
+
+    Returns
+    -------
+    scorer : callable
+        ``scorer(estimator, X, y_true, sample_weight=None)``, with
+        ``set_score_request`` for metadata routing.
+
+    See Also
+    --------
+    skcal.model_selection.get_scorer : The named scorers.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.model_selection import cross_val_score
+    >>> from sklearn.naive_bayes import GaussianNB
+    >>> from skcal.metrics import expected_calibration_error, make_calibration_scorer
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> scorer = make_calibration_scorer(expected_calibration_error, n_bins=10)
+    >>> cross_val_score(GaussianNB(), X, y, scoring=scorer).round(3).tolist()
+    [-0.076, -0.082, -0.046, -0.052, -0.046]
+    """
+    return _CalibrationScorer(score_func, 1 if greater_is_better else -1, kwargs)
+
+
+_MEASURES = (
+    binned_calibration_error,
+    cutoff_calibration_error,
+    expected_calibration_error,
+    kernel_calibration_error,
+    logit_smoothed_ece,
+    smooth_calibration_error,
+    smooth_ece,
+)
+
+_SCORERS = {f"neg_{f.__name__}": make_calibration_scorer(f) for f in _MEASURES}
+
+
+def get_scorer(scoring):
+    """Get a scorer by name: skcal's ``neg_<measure>`` names, then scikit-learn's.
+
+    Parameters
+    ----------
+    scoring : str, callable or None
+        A scorer name (``"neg_expected_calibration_error"``,
+        ``"neg_brier_score"``, ...), a callable (returned as it is) or None.
+
+    Returns
+    -------
+    scorer : callable
+        A fresh copy of the named scorer.
+
+    See Also
+    --------
+    get_scorer_names : All the names.
+
+    Examples
+    --------
+    >>> from skcal.model_selection import get_scorer
+    >>> get_scorer("neg_smooth_ece")
+    make_calibration_scorer(smooth_ece)
+
+    A dictionary of scorers for ``cross_validate`` or ``GridSearchCV`` can mix
+    skcal's and scikit-learn's names:
+
+    >>> scoring = {name: get_scorer(name)
+    ...            for name in ("neg_expected_calibration_error", "neg_brier_score")}
+    """
+    if isinstance(scoring, str) and scoring in _SCORERS:
+        return copy.deepcopy(_SCORERS[scoring])
+    return _sklearn_get_scorer(scoring)
+
+
+def get_scorer_names():
+    """The names accepted by :func:`get_scorer`: skcal's and scikit-learn's.
+
+    Returns
+    -------
+    names : list of str
+        Sorted scorer names.
+
+    Examples
+    --------
+    >>> from skcal.model_selection import get_scorer_names
+    >>> [name for name in get_scorer_names() if "calibration" in name]
+    ['neg_binned_calibration_error', 'neg_cutoff_calibration_error', \
+'neg_expected_calibration_error', 'neg_kernel_calibration_error', \
+'neg_smooth_calibration_error']
+    """
+    return sorted(set(_SCORERS) | set(_sklearn_get_scorer_names()))

@@ -1,0 +1,13 @@
+"""Model selection with calibration: scorers and cross-validated measures."""
+
+# SPDX-License-Identifier: BSD-3-Clause
+
+from skcal.metrics._scorer import get_scorer, get_scorer_names
+from skcal.model_selection._cross_val import CrossValCalibration, cross_val_calibration
+
+__all__ = [
+    "CrossValCalibration",
+    "cross_val_calibration",
+    "get_scorer",
+    "get_scorer_names",
+]

@@ -1,0 +1,350 @@
+"""Cross-validated calibration: measures on pooled out-of-fold predictions.
+
+A calibration error is not an average over samples of a per-sample loss, so
+the mean of per-fold errors is not the error of the model: each fold's value
+carries the noise of a small sample (binned and kernel estimates are biased
+upwards on small samples), and averaging does not remove that bias. The
+out-of-fold predictions of all folds are instead pooled, every measure is
+computed once on the pool, and a bootstrap of the pool gives its interval.
+"""
+
+# SPDX-License-Identifier: BSD-3-Clause
+
+import inspect
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import clone
+from sklearn.metrics import brier_score_loss, log_loss
+from sklearn.model_selection import check_cv, cross_val_predict
+from sklearn.utils import check_random_state, indexable
+from sklearn.utils.validation import has_fit_parameter
+
+from skcal._validation import (
+    HasMethods,
+    Interval,
+    check_recalibration_target,
+    check_sample_weight,
+    validate_params,
+)
+from skcal.metrics._scorer import _MEASURES
+
+# The measures cross_val_calibration knows by name: skcal's calibration
+# errors and scikit-learn's two proper scores.
+METRICS = {f.__name__: f for f in (*_MEASURES, brier_score_loss, log_loss)}
+
+# A calibration error alone rewards the mean-replacement baseline; the
+# default always pairs them with proper scores.
+DEFAULT_METRICS = (
+    "expected_calibration_error",
+    "smooth_ece",
+    "brier_score_loss",
+    "log_loss",
+)
+
+
+def _resolve_metrics(metrics):
+    """``{name: callable}`` from names, callables or a dict of both."""
+    if isinstance(metrics, dict):
+        items = list(metrics.items())
+    else:
+        items = [(m if isinstance(m, str) else m.__name__, m) for m in metrics]
+    resolved = {}
+    for name, metric in items:
+        if isinstance(metric, str):
+            if metric not in METRICS:
+                raise ValueError(
+                    f"Unknown metric {metric!r}; use a callable or one of "
+                    f"{sorted(METRICS)}."
+                )
+            metric = METRICS[metric]
+        elif not callable(metric):
+            raise TypeError(f"metric {name!r} must be a name or a callable.")
+        resolved[name] = metric
+    if not resolved:
+        raise ValueError("metrics is empty: pass at least one measure.")
+    return resolved
+
+
+def _evaluate(metric, y_true, proba, classes, sample_weight):
+    """One measure on predicted probabilities whose columns are ``classes``."""
+    parameters = inspect.signature(metric).parameters
+    options = {}
+    if sample_weight is not None:
+        options["sample_weight"] = sample_weight
+    if "labels" in parameters:
+        options["labels"] = classes
+    if proba.shape[1] == 2:
+        proba = proba[:, 1]
+        if "pos_label" in parameters:
+            options["pos_label"] = classes[1]
+    return float(metric(y_true, proba, **options))
+
+
+class CrossValCalibration:
+    """The result of :func:`cross_val_calibration`, printable as a table.
+
+    Attributes
+    ----------
+    metrics : list of str
+        The measures, in the order of the table.
+    value : dict
+        Each measure on the pooled out-of-fold predictions.
+    ci_low, ci_high : dict
+        The bounds of each measure's bootstrap percentile interval.
+    per_fold : dict
+        Each measure on each test fold, as an ndarray of shape (n_folds,).
+    y_true : ndarray of shape (n_samples,)
+        The labels.
+    y_prob : ndarray of shape (n_samples, n_classes)
+        The pooled out-of-fold probabilities, columns in the order of
+        ``classes``: the input of reliability diagrams.
+    classes : ndarray of shape (n_classes,)
+        The classes.
+    sample_weight : ndarray of shape (n_samples,) or None
+        The sample weights.
+    test_indices : list of ndarray
+        The rows of each test fold.
+    confidence_level : float
+        The level of the intervals.
+    n_bootstrap : int
+        The number of bootstrap resamples.
+    name : str
+        The estimator's class name.
+    """
+
+    def __init__(self, **fields):
+        for key, value in fields.items():
+            setattr(self, key, value)
+
+    def to_frame(self):
+        """The table as a pandas DataFrame, one row per measure.
+
+        Returns
+        -------
+        frame : pandas.DataFrame
+            Columns ``value``, ``ci_low``, ``ci_high``, ``fold_mean``,
+            ``fold_std`` and ``fold_1``, ``fold_2``, ...
+        """
+        import pandas as pd
+
+        rows = {}
+        for name in self.metrics:
+            folds = self.per_fold[name]
+            rows[name] = {
+                "value": self.value[name],
+                "ci_low": self.ci_low[name],
+                "ci_high": self.ci_high[name],
+                "fold_mean": float(np.mean(folds)),
+                "fold_std": float(np.std(folds)),
+                **{f"fold_{i + 1}": float(v) for i, v in enumerate(folds)},
+            }
+        return pd.DataFrame.from_dict(rows, orient="index")
+
+    def __str__(self):
+        level = f"{100 * self.confidence_level:g}% CI"
+        header = (
+            f"{self.name}: {len(self.test_indices)}-fold cross-validation, "
+            f"{self.y_true.shape[0]} samples, measures on the pooled "
+            f"out-of-fold predictions ({self.n_bootstrap} bootstrap resamples)"
+        )
+        width = max(len("measure"), *(len(m) for m in self.metrics))
+        lines = [
+            header,
+            f"{'measure':<{width}}  {'pooled':>8}  {level:>19}  "
+            f"{'per-fold mean (sd)':>19}",
+        ]
+        for name in self.metrics:
+            folds = self.per_fold[name]
+            interval = f"[{self.ci_low[name]:.4f}, {self.ci_high[name]:.4f}]"
+            lines.append(
+                f"{name:<{width}}  {self.value[name]:>8.4f}  {interval:>19}  "
+                f"{np.mean(folds):>10.4f} ({np.std(folds):.4f})"
+            )
+        return "\n".join(lines)
+
+    def __repr__(self):
+        return str(self)
+
+
+@validate_params(
+    {
+        "estimator": [HasMethods(["fit", "predict_proba"])],
+        "X": ["array-like"],
+        "y": ["array-like"],
+        "sample_weight": ["array-like", None],
+        "cv": ["cv_object"],
+        "metrics": [list, tuple, dict],
+        "n_bootstrap": [Interval(Integral, 0, None, closed="left")],
+        "confidence_level": [Interval(Real, 0, 1, closed="neither")],
+        "n_jobs": [Integral, None],
+        "random_state": ["random_state"],
+    },
+    prefer_skip_nested_validation=False,
+)
+def cross_val_calibration(
+    estimator,
+    X,
+    y,
+    *,
+    sample_weight=None,
+    cv=5,
+    metrics=DEFAULT_METRICS,
+    n_bootstrap=1000,
+    confidence_level=0.95,
+    n_jobs=None,
+    random_state=None,
+):
+    r"""Measure calibration under cross-validation, on pooled out-of-fold predictions.
+
+    The estimator is fitted on the training part of each fold and predicts
+    probabilities for the held-out part; the out-of-fold predictions of all
+    folds are pooled, and each measure is computed once on the pool. Its
+    interval is the percentile interval of the measure over ``n_bootstrap``
+    resamples of the pool (rows drawn with replacement, as multinomial
+    weights). The value of each fold is reported beside it.
+
+    Calibration errors are not additive over folds: the mean of per-fold
+    errors overstates the error (each fold is a small sample, whose
+    estimate is biased upwards) and is not the error of any model, so it
+    should not be used to compare models. The default measures pair two
+    calibration errors with two proper scores, because a calibration error
+    alone rewards the mean-replacement baseline, which is calibrated and
+    useless.
+
+    Parameters
+    ----------
+    estimator : classifier
+        An unfitted classifier with ``predict_proba`` (for instance a
+        :class:`~skcal.calibration.RecalibratedClassifierCV`, or a pipeline).
+    X : array-like of shape (n_samples, n_features)
+        The samples.
+    y : array-like of shape (n_samples,)
+        The labels.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights, used by the measures and the bootstrap, and passed
+        to the estimator's ``fit`` when it accepts them.
+    cv : int, cross-validation generator or iterable, default=5
+        The folds, as in :func:`sklearn.model_selection.check_cv` (stratified
+        for an int); the test sets must partition the samples.
+    metrics : list, tuple or dict, default=("expected_calibration_error", \
+"smooth_ece", "brier_score_loss", "log_loss")
+        The measures: names of skcal's calibration errors
+        (``"expected_calibration_error"``, ``"smooth_ece"``,
+        ``"cutoff_calibration_error"``, ...) or of ``"brier_score_loss"`` and
+        ``"log_loss"``, or callables ``f(y_true, y_prob, *, sample_weight,
+        labels)``; a dict names them.
+    n_bootstrap : int, default=1000
+        Number of bootstrap resamples of the pool; 0 gives no interval.
+    confidence_level : float, default=0.95
+        The level of the intervals.
+    n_jobs : int or None, default=None
+        Number of folds fitted in parallel.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the bootstrap. Pass an int for reproducible output across
+        multiple function calls.
+
+    Returns
+    -------
+    result : CrossValCalibration
+        The pooled values, intervals and per-fold values of every measure,
+        and the pooled predictions; ``print(result)`` shows a table and
+        ``result.to_frame()`` gives it as a pandas DataFrame.
+
+    See Also
+    --------
+    sklearn.model_selection.cross_validate : Per-fold scores, for measures
+        that do average over folds.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.naive_bayes import GaussianNB
+    >>> from skcal.model_selection import cross_val_calibration
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> result = cross_val_calibration(GaussianNB(), X, y, n_bootstrap=200,
+    ...                                random_state=0)
+    >>> round(result.value["expected_calibration_error"], 4)
+    0.0598
+    >>> result.y_prob.shape
+    (569, 2)
+    """
+    resolved = _resolve_metrics(metrics)
+    X, y = indexable(X, y)
+    _, classes = check_recalibration_target(y)
+    y = np.asarray(y)
+    sample_weight = check_sample_weight(sample_weight, y.shape[0])
+    splitter = check_cv(cv, y, classifier=True)
+    splits = list(splitter.split(X, y))
+    covered = np.bincount(np.concatenate([t for _, t in splits]), minlength=len(y))
+    if np.any(covered != 1):
+        raise ValueError(
+            "The test sets of cv must partition the samples (each in exactly one "
+            f"test set) to pool their predictions; {np.count_nonzero(covered != 1)} "
+            "sample(s) are not."
+        )
+    params = {}
+    if sample_weight is not None and has_fit_parameter(estimator, "sample_weight"):
+        params["sample_weight"] = sample_weight
+    y_prob = cross_val_predict(
+        clone(estimator),
+        X,
+        y,
+        cv=splits,
+        method="predict_proba",
+        n_jobs=n_jobs,
+        params=params,
+    )
+    value, per_fold = {}, {}
+    for name, metric in resolved.items():
+        value[name] = _evaluate(metric, y, y_prob, classes, sample_weight)
+        per_fold[name] = np.array(
+            [
+                _evaluate(
+                    metric,
+                    y[test],
+                    y_prob[test],
+                    classes,
+                    None if sample_weight is None else sample_weight[test],
+                )
+                for _, test in splits
+            ]
+        )
+    ci_low = dict.fromkeys(resolved, np.nan)
+    ci_high = dict.fromkeys(resolved, np.nan)
+    if n_bootstrap:
+        rng = check_random_state(random_state)
+        n = y.shape[0]
+        draws = {name: np.empty(n_bootstrap) for name in resolved}
+        for b in range(n_bootstrap):
+            counts = rng.multinomial(n, np.full(n, 1.0 / n)).astype(np.float64)
+            weights = counts if sample_weight is None else counts * sample_weight
+            for name, metric in resolved.items():
+                # A resample of zero-weight rows only has no value.
+                draws[name][b] = (
+                    _evaluate(metric, y, y_prob, classes, weights)
+                    if weights.any()
+                    else np.nan
+                )
+        tail = 50.0 * (1.0 - confidence_level)
+        for name in resolved:
+            finite = draws[name][np.isfinite(draws[name])]
+            if finite.size:
+                ci_low[name], ci_high[name] = (
+                    float(v) for v in np.percentile(finite, [tail, 100.0 - tail])
+                )
+    return CrossValCalibration(
+        metrics=list(resolved),
+        value=value,
+        ci_low=ci_low,
+        ci_high=ci_high,
+        per_fold=per_fold,
+        y_true=y,
+        y_prob=y_prob,
+        classes=classes,
+        sample_weight=sample_weight,
+        test_indices=[test for _, test in splits],
+        confidence_level=confidence_level,
+        n_bootstrap=n_bootstrap,
+        name=type(estimator).__name__,
+    )
