@@ -98,3 +98,14 @@ REAL_MULTICLASS = [
 def real_multiclass(request, shared_data_dir):
     """``(labels, float32 probabilities)`` of a real image classifier."""
     return _load_npz(shared_data_dir, request.param)
+
+
+@pytest.fixture
+def pyplot():
+    """matplotlib's pyplot with the Agg backend; figures are closed afterwards."""
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    yield plt
+    plt.close("all")
