@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 from scipy.optimize import minimize_scalar
-from scipy.special import log_softmax, softmax
+from scipy.special import softmax
 
 from skcal._docstrings import fill_doc
 from skcal._validation import StrOptions
@@ -16,24 +16,62 @@ from skcal.calibration._base import BaseRecalibrator, score_log_probabilities
 _LOG_BETA_BOUND = 10.0
 # Points of the grid that brackets the Brier score's minimum.
 _BRIER_GRID = 41
+# Newton's method on the log loss: relative tolerance on 1/T and most steps
+# (60 geometric bisections would already narrow [e^-10, e^10] to 1e-16).
+_BETA_RTOL = 1e-12
+_MAX_NEWTON = 100
 
 
-def _loss(logits, y, sample_weight, loss):
-    """The mean loss of ``softmax(beta * logits)`` as a function of ``log beta``."""
+def _brier_loss(logits, y, sample_weight):
+    """The mean Brier score of ``softmax(beta * logits)`` as a function of log beta."""
     w = np.ones(y.shape[0]) if sample_weight is None else sample_weight
     total = float(w.sum())
     rows = np.arange(y.shape[0])
 
-    def mean_loss(log_beta):
-        scaled = math.exp(log_beta) * logits
-        if loss == "log":
-            log_p = log_softmax(scaled, axis=1)
-            return -float(np.dot(w, log_p[rows, y])) / total
-        p = softmax(scaled, axis=1)
+    def mean_brier(log_beta):
+        p = softmax(math.exp(log_beta) * logits, axis=1)
         p[rows, y] -= 1.0
         return float(np.dot(w, np.einsum("ij,ij->i", p, p))) / total
 
-    return mean_loss
+    return mean_brier
+
+
+def _log_loss_beta(logits, y, sample_weight):
+    """The inverse temperature that minimises the mean log loss, by Newton's method.
+
+    The mean log loss :math:`f(\\beta) = \\mathrm{mean}_i\\,[\\log\\sum_k
+    e^{\\beta z_{ik}} - \\beta z_{i y_i}]` is convex in :math:`\\beta`, with
+    :math:`f' = \\mathrm{mean}_i\\,[E_{s_i} z_i - z_{i y_i}]` and
+    :math:`f'' = \\mathrm{mean}_i \\operatorname{Var}_{s_i} z_i`, where
+    :math:`s_i` is the softmax of :math:`\\beta z_i`. Newton steps are kept
+    inside a bracket of the minimum, in :math:`[e^{-10}, e^{10}]`, and replaced
+    by a geometric bisection of the bracket when they leave it: each step
+    costs one pass of exponentials, and a handful of steps suffice.
+    """
+    w = np.ones(y.shape[0]) if sample_weight is None else sample_weight
+    w = w / w.sum()
+    # Shift each row by its maximum: softmax and the derivatives are unchanged.
+    z = logits - logits.max(axis=1, keepdims=True)
+    z_true = np.take_along_axis(z, y[:, None], axis=1)[:, 0]
+    lo, hi = math.exp(-_LOG_BETA_BOUND), math.exp(_LOG_BETA_BOUND)
+    beta = 1.0
+    for _ in range(_MAX_NEWTON):
+        s = np.exp(beta * z)
+        s /= s.sum(axis=1, keepdims=True)
+        mean_z = np.einsum("ij,ij->i", s, z)
+        gradient = float(np.dot(w, mean_z - z_true))
+        curvature = float(np.dot(w, np.einsum("ij,ij->i", s, z * z) - mean_z**2))
+        if gradient > 0:
+            hi = beta
+        else:
+            lo = beta
+        step = beta - gradient / curvature if curvature > 0 else math.nan
+        if not lo < step < hi:
+            step = math.sqrt(lo * hi)
+        if abs(step - beta) <= _BETA_RTOL * beta or hi - lo <= _BETA_RTOL * lo:
+            return step
+        beta = step
+    return beta
 
 
 @fill_doc
@@ -76,12 +114,13 @@ class TemperatureRecalibrator(BaseRecalibrator):
 
     Notes
     -----
-    The search is over :math:`\log(1/T) \in [-10, 10]` by bounded Brent
-    minimisation (after a grid of 41 points that brackets the best value for
-    the Brier score, which may have several local minima), as in
-    scikit-learn's
-    ``CalibratedClassifierCV(method="temperature")``, whose probabilities
-    these equal (to the optimiser's tolerance), except for binary decision
+    The search is over :math:`1/T \in [e^{-10}, e^{10}]`, as in
+    scikit-learn's; the log loss, convex in :math:`1/T`, is minimised by a
+    safeguarded Newton method, and the Brier score, which may have several
+    local minima, by a grid of 41 points that brackets the best value and
+    bounded Brent minimisation. The probabilities equal those of
+    scikit-learn's ``CalibratedClassifierCV(method="temperature")`` (to the
+    optimisers' tolerance), except for binary decision
     values when the optimum lies at a bound of the search: scikit-learn takes
     the logits :math:`(-s, s)`, which scales its bounds by 2, where here
     :math:`(0, s)` keeps :math:`T = 1` the identity. On the log loss it is the
@@ -131,18 +170,17 @@ class TemperatureRecalibrator(BaseRecalibrator):
 
     def _fit_scores(self, X, scores, y, sample_weight):
         logits = score_log_probabilities(scores)
-        mean_loss = _loss(logits, y, sample_weight, self.loss)
-        bounds = (-_LOG_BETA_BOUND, _LOG_BETA_BOUND)
-        if self.loss == "brier":
-            # The log loss is convex in 1/T, hence unimodal in log(1/T); the
-            # Brier score need not be, so a coarse grid first brackets its
-            # smallest value.
-            grid = np.linspace(*bounds, _BRIER_GRID)
-            best = int(np.argmin([mean_loss(g) for g in grid]))
-            bounds = (grid[max(best - 1, 0)], grid[min(best + 1, _BRIER_GRID - 1)])
+        if self.loss == "log":
+            self.temperature_ = 1.0 / _log_loss_beta(logits, y, sample_weight)
+            return
+        # The Brier score need not be unimodal in log(1/T): a coarse grid
+        # first brackets its smallest value.
+        mean_brier = _brier_loss(logits, y, sample_weight)
+        grid = np.linspace(-_LOG_BETA_BOUND, _LOG_BETA_BOUND, _BRIER_GRID)
+        best = int(np.argmin([mean_brier(g) for g in grid]))
         result = minimize_scalar(
-            mean_loss,
-            bounds=bounds,
+            mean_brier,
+            bounds=(grid[max(best - 1, 0)], grid[min(best + 1, _BRIER_GRID - 1)]),
             method="bounded",
             options={"xatol": 64 * np.finfo(np.float64).eps},
         )
