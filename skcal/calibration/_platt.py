@@ -14,6 +14,9 @@ from skcal.calibration._base import BinaryMapRecalibrator
 # mean loss is below this, or after _MAX_ITER iterations.
 _GTOL = 1e-12
 _MAX_ITER = 100
+# ... or when Newton's decrement (the decrease a full step promises) is this
+# small relative to the loss.
+_DECREMENT_RTOL = 1e-14
 # Lin, Lin and Weng's ridge added to the Hessian, and the smallest step of the
 # backtracking line search.
 _RIDGE = 1e-12
@@ -76,11 +79,14 @@ def fit_sigmoid(x, y, sample_weight=None):
         else sample_weight / sample_weight.max()
     )
     total = float(w.sum())
+    support = x if sample_weight is None else x[sample_weight > 0]
+    if support.max() == support.min():
+        # A constant feature (where it has weight): the best map is the
+        # constant mean target. (The spread computed below would be rounding
+        # error, and the fit a step function.)
+        return Sigmoid(0.0, float(np.log(np.dot(w, t)) - np.log(np.dot(w, 1.0 - t))))
     mean = float(np.dot(w, x)) / total
     scale = float(np.sqrt(np.dot(w, (x - mean) ** 2) / total))
-    if not scale > 0 or not np.isfinite(scale):
-        # A constant feature: the best map is the constant mean target.
-        return Sigmoid(0.0, float(np.log(np.dot(w, t)) - np.log(np.dot(w, 1.0 - t))))
     z = (x - mean) / scale
     theta = np.array([0.0, np.log((n_pos + 1.0) / (n_neg + 1.0))])
     f = theta[1] + theta[0] * z
@@ -96,6 +102,11 @@ def fit_sigmoid(x, y, sample_weight=None):
         hessian = np.array([[h_zz, h_z], [h_z, h_1]]) / total + _RIDGE * np.eye(2)
         direction = -np.linalg.solve(hessian, grad)
         slope = float(grad @ direction)
+        if -slope <= _DECREMENT_RTOL * abs(loss):
+            # Newton's decrement is at the rounding floor of the loss: one
+            # last full step, then the line search could only chase rounding.
+            theta = theta + direction
+            break
         step = 1.0
         while step >= _MIN_STEP:
             candidate = theta + step * direction
@@ -127,6 +138,9 @@ class PlattRecalibrator(BinaryMapRecalibrator):
 
     with :math:`N_\pm` the (weighted) numbers of positives and negatives,
     found by the Newton method with line search of Lin, Lin and Weng (2007).
+    Weights count as repetitions in these targets, as in scikit-learn:
+    multiplying all of them by a constant changes the targets (weights that
+    sum to 1 pull them towards 1/2).
 
     Parameters
     ----------
