@@ -20,6 +20,7 @@ from sklearn.metrics import get_scorer as _sklearn_get_scorer
 from sklearn.metrics import get_scorer_names as _sklearn_get_scorer_names
 from sklearn.utils.metadata_routing import MetadataRequest
 
+from skcal._validation import validate_params
 from skcal.metrics._binned import binned_calibration_error, expected_calibration_error
 from skcal.metrics._cutoff import cutoff_calibration_error
 from skcal.metrics._kernel import kernel_calibration_error
@@ -120,6 +121,10 @@ class _CalibrationScorer:
         return request
 
 
+@validate_params(
+    {"score_func": [callable], "greater_is_better": ["boolean"], "kwargs": [dict]},
+    prefer_skip_nested_validation=True,
+)
 def make_calibration_scorer(score_func, *, greater_is_better=False, **kwargs):
     """Make a scorer from a calibration measure and fixed options.
 
