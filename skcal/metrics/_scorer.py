@@ -16,6 +16,7 @@ better sign and metadata routing (``set_score_request``) as scikit-learn's.
 import copy
 
 import numpy as np
+from sklearn import get_config
 from sklearn.metrics import get_scorer as _sklearn_get_scorer
 from sklearn.metrics import get_scorer_names as _sklearn_get_scorer_names
 from sklearn.utils.metadata_routing import MetadataRequest
@@ -36,7 +37,9 @@ class _CalibrationScorer:
         self._score_func = score_func
         self._sign = sign
         self._kwargs = kwargs
-        self._score_request = {}
+        # Like scikit-learn's scorers: sample_weight is neither requested nor
+        # refused until set_score_request says so.
+        self._score_request = {"sample_weight": None}
 
     def __repr__(self):
         options = "".join(f", {k}={v!r}" for k, v in self._kwargs.items())
@@ -104,6 +107,11 @@ class _CalibrationScorer:
         self : object
             The scorer.
         """
+        if not get_config().get("enable_metadata_routing", False):
+            raise RuntimeError(
+                "set_score_request is only available when metadata routing is "
+                "enabled: sklearn.set_config(enable_metadata_routing=True)."
+            )
         self._score_request = {**self._score_request, **kwargs}
         return self
 
