@@ -26,11 +26,13 @@ Configurations matched to scikit-learn: on probabilities scikit-learn fits its
 sigmoid on the probabilities themselves, so Platt runs with ``input="logit"``
 there (which reads the values as they are); scikit-learn's binary temperature
 scaling uses the logits ``(-s, s)`` and skcal ``(0, s)``, which give the same
-probabilities at the optimum. scikit-learn's sigmoid stops at a gradient of
-1e-6 (L-BFGS) and skcal's at 1e-12 (Newton), hence differences near 1e-6.
+probabilities at the optimum. The optimisers differ (scikit-learn's sigmoid
+stops at a gradient of 1e-6), and scikit-learn takes ``log(p + 1e-12)`` of
+probabilities where skcal clips them, so the outputs differ by rounding and
+optimiser tolerance only (below 1e-6 at the default sizes).
 
 Run as ``python benchmarks/bench_recalibrators.py [--n-binary N] [--n-multi N]
-[--n-classes K] [--repeat R] [--quick]``.
+[--n-classes K] [--repeat R] [--quick] [--only METHOD ...] [--data SET ...]``.
 """
 
 # SPDX-License-Identifier: BSD-3-Clause
@@ -38,6 +40,7 @@ Run as ``python benchmarks/bench_recalibrators.py [--n-binary N] [--n-multi N]
 import argparse
 import time
 import warnings
+from functools import partial
 
 import numpy as np
 from scipy.special import expit, softmax
@@ -125,7 +128,9 @@ def time_fit_predict(factories, X, y, repeat):
             probas[i] = estimator.predict_proba(X)
             times[i, :, r] = middle - start, time.perf_counter() - middle
     medians = np.median(times, axis=2)
-    return [(fit, predict, p) for (fit, predict), p in zip(medians, probas)]
+    return [
+        (fit, predict, p) for (fit, predict), p in zip(medians, probas, strict=True)
+    ]
 
 
 def cases(kind):
@@ -153,9 +158,9 @@ def run_block(title, X, y, kind, repeat, only):
     for name, make, method in cases(kind):
         if only and name not in only:
             continue
-        factories = [lambda: make(frozen), lambda: make(None)]
+        factories = [partial(make, frozen), partial(make, None)]
         if method is not None:
-            factories.append(lambda: CalibratedClassifierCV(frozen, method=method))
+            factories.append(partial(CalibratedClassifierCV, frozen, method=method))
         results = time_fit_predict(factories, X, y, repeat)
         (fit, predict, proba), (fit_none, predict_none, _) = results[:2]
         line = (
@@ -183,6 +188,12 @@ def main():
         "--quick", action="store_true", help="small sizes, one run (a smoke test)"
     )
     parser.add_argument("--only", nargs="*", help="names of methods to run")
+    parser.add_argument(
+        "--data",
+        nargs="*",
+        choices=["binary-logit", "binary-proba", "multi-logit", "multi-proba"],
+        help="score sets to run (default: all four)",
+    )
     args = parser.parse_args()
     if args.quick:
         args.n_binary, args.n_multi, args.n_classes = 10_000, 1_000, 5
@@ -200,38 +211,26 @@ def main():
         f"{'sk fit':>9s} {'predict':>8s} {'ratio':>7s} {'max|diff|':>9s}"
     )
     rng = np.random.default_rng(0)
-    decision, proba, y = binary_data(args.n_binary, rng)
+    binary = binary_data(args.n_binary, rng)
+    multi = multiclass_data(args.n_multi, args.n_classes, rng)
+    blocks = {
+        "binary-logit": ("decision values", binary[0], binary[2], "logit"),
+        "binary-proba": ("probabilities", binary[1], binary[2], "probability"),
+        "multi-logit": ("logits", multi[0], multi[2], "logit"),
+        "multi-proba": ("probabilities", multi[1], multi[2], "probability"),
+    }
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        run_block(
-            f"binary, n = {args.n_binary:,}, decision values",
-            decision,
-            y,
-            "logit",
-            args.repeat,
-            args.only,
-        )
-        run_block(
-            f"binary, n = {args.n_binary:,}, probabilities",
-            proba,
-            y,
-            "probability",
-            args.repeat,
-            args.only,
-        )
-        logits, proba, y = multiclass_data(args.n_multi, args.n_classes, rng)
-        shape = f"n = {args.n_multi:,} x {args.n_classes} classes"
-        run_block(
-            f"multiclass, {shape}, logits", logits, y, "logit", args.repeat, args.only
-        )
-        run_block(
-            f"multiclass, {shape}, probabilities",
-            proba,
-            y,
-            "probability",
-            args.repeat,
-            args.only,
-        )
+        for block in args.data or list(blocks):
+            label, X, y, kind = blocks[block]
+            if block.startswith("binary"):
+                title = f"binary, n = {args.n_binary:,}, {label}"
+            else:
+                title = (
+                    f"multiclass, n = {args.n_multi:,} x {args.n_classes} classes, "
+                    f"{label}"
+                )
+            run_block(title, X, y, kind, args.repeat, args.only)
 
 
 if __name__ == "__main__":
