@@ -8,7 +8,7 @@ import pytest
 
 numpydoc_validate = pytest.importorskip("numpydoc.validate")
 
-PUBLIC_MODULES = ["skcal", "skcal.metrics", "skcal.calibration"]
+PUBLIC_MODULES = ["skcal", "skcal.metrics", "skcal.calibration", "skcal.plotting"]
 
 # Checks we do not enforce, each with its reason.
 IGNORED = {
