@@ -128,9 +128,9 @@ for name, display in displays.items():
 # After temperature scaling the curve follows the diagonal where the
 # confidences are (near 1), and the band is thin: most of the loss is the
 # irreducible uncertainty of the hard images, spread over the confidences
-# the model actually uses. Left of about 0.25 there are almost no
-# predictions (see the density): the curve there extrapolates from a
-# handful of images and should be ignored.
+# the model actually uses. The curve stops where there are almost no
+# predictions (below about 0.2, see the density); its left end still rests
+# on a handful of images.
 #
 # Mean replacement predicts a single confidence,
 # ``displays["mean replacement"].constant_prediction``. Its curve is flat:

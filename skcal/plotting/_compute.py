@@ -19,6 +19,7 @@ from scipy import fft, sparse
 from scipy.special import ndtri
 from sklearn.utils import Bunch
 
+from skcal._bootstrap import bias_corrected_interval
 from skcal.metrics._binning import make_binning
 from skcal.metrics._kernel import _KERNEL_MASS, _kernel_sums
 from skcal.metrics._proper import binary_divergence, full_scores, group_predictions
@@ -28,6 +29,11 @@ from skcal.metrics._smooth import (
     _bandwidth,
     _ReflectedGaussianSmoother,
 )
+
+# The kernel curve of the sharpness diagram is drawn only where the kernel
+# weight of the data reaches this fraction of its maximum: beyond, it is an
+# extrapolation from a handful of distant predictions.
+_SUPPORT_RTOL = 1e-3
 
 # The channels of the smoother, in the order of its masses.
 _CHANNELS = ("residual", "weight", "outcome")
@@ -278,7 +284,7 @@ def smooth_bootstrap(
     return curves, values
 
 
-def smooth_band(curve, curves, values, confidence_level):
+def smooth_band(curve, curves, smooth_ece, values, confidence_level):
     """Pointwise percentile band of the replicate curves and interval of values.
 
     Returns
@@ -286,14 +292,16 @@ def smooth_band(curve, curves, values, confidence_level):
     band_low, band_high : ndarray of shape (n_points,)
         NaN where the full-data curve is NaN.
     ci : tuple of float
-        The percentile interval of the replicate SmoothECEs.
+        The bias-corrected percentile interval of the replicate SmoothECEs
+        around ``smooth_ece`` (resampling inflates a calibration error, so
+        plain percentiles would sit above it).
     """
     band_low, band_high = _percentiles(curves, confidence_level)
     missing = np.isnan(curve)
     band_low[missing] = np.nan
     band_high[missing] = np.nan
-    low, high = _percentiles(values, confidence_level)
-    return band_low, band_high, (float(low), float(high))
+    ci = bias_corrected_interval(np.asarray(values), smooth_ece, confidence_level)
+    return band_low, band_high, ci
 
 
 # ---------------------------------------------------------------------------
@@ -434,7 +442,7 @@ def kernel_curve(data, view, *, loss, kernel, bandwidth, n_points):
     -------
     curve : Bunch
         ``grid``, ``calibration`` (NaN where the kernel weight is below
-        1e-9 of its maximum), ``density``, ``expected_loss``,
+        1e-3 of its maximum), ``density``, ``expected_loss``,
         ``pointwise_calibration_error``, ``sharpness_gap``, ``band_low``
         and ``band_high``.
     """
@@ -459,7 +467,7 @@ def kernel_curve(data, view, *, loss, kernel, bandwidth, n_points):
     total = values[:, 0].sum()
     weight = np.maximum(sums[:, 0], 0.0)
     density = weight / (total * bandwidth * _KERNEL_MASS[kernel])
-    defined = weight > max(_DENSITY_RTOL * weight.max(), 0.0)
+    defined = weight > max(_SUPPORT_RTOL * weight.max(), 0.0)
     calibration = np.full(n_points, np.nan)
     expected = np.full(n_points, np.nan)
     calibration[defined] = np.clip(sums[defined, 1] / weight[defined], 0.0, 1.0)

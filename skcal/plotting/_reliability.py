@@ -196,7 +196,8 @@ class ReliabilityDisplay:
         Smooth kind: the SmoothECE (or :math:`\mathrm{smECE}_\sigma` for a
         given bandwidth).
     smooth_ece_ci : tuple of float, default=None
-        Smooth kind: the bootstrap percentile interval of ``smooth_ece``.
+        Smooth kind: the bias-corrected bootstrap percentile interval of
+        ``smooth_ece``.
     table : :class:`~sklearn.utils.Bunch`, default=None
         Binned kind: the result of :func:`~skcal.metrics.reliability_table`
         (edges, ``weight``, ``count``, ``mean_predicted``, ``event_rate``,
@@ -276,9 +277,12 @@ class ReliabilityDisplay:
     position), so its cost does not grow with the number of rows once they
     are grouped: about a second for a million unweighted rows and 100
     replicates. With many distinct sample weights every row is its own
-    group and a replicate costs O(n). For nearly calibrated data the
-    SmoothECE is mostly sampling noise, which resampling adds to, so its
-    percentile interval can lie above the estimate.
+    group and a replicate costs O(n); for calibrated data the bandwidth is
+    small and the grid fine, which costs a few seconds. For nearly
+    calibrated data the SmoothECE is mostly sampling noise, which
+    resampling adds to, so its interval is Efron's bias-corrected percentile
+    interval (a plain percentile interval would lie above the estimate); it
+    describes the estimate's variability, not the population value.
 
     *Binned intervals.* ``"wilson"``: the Wilson score interval [2]_ of the
     bin's event rate :math:`\hat r` on :math:`m` rows,
@@ -677,7 +681,11 @@ class ReliabilityDisplay:
                         rng=rng,
                     )
                     low, high, ci = smooth_band(
-                        curve.calibration, curves, values, confidence_level
+                        curve.calibration,
+                        curves,
+                        curve.smooth_ece,
+                        values,
+                        confidence_level,
                     )
                     view.update(band_low=low, band_high=high, smooth_ece_ci=ci)
             else:

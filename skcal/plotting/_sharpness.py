@@ -124,7 +124,7 @@ class CalibrationSharpnessDisplay:
         The points :math:`x`, ``linspace(0, 1, n_points)``.
     curve : ndarray of shape (n_points,)
         :math:`\hat m(x)`, NaN where the kernel weight of the data is below
-        1e-9 of its maximum.
+        1e-3 of its maximum.
     density : ndarray of shape (n_points,)
         :math:`\hat p(x)`, the kernel density of the predictions.
     sharpness_gap : ndarray of shape (n_points,)
@@ -199,9 +199,10 @@ class CalibrationSharpnessDisplay:
     from 0 and 1 (the kernel is not corrected at the boundaries). The
     estimated gap can be negative (the band then has negative height and
     is drawn as its absolute value). The curve is NaN, and not drawn,
-    where the kernel weight of the data is below 1e-9 of its maximum: for
-    the Gaussian kernel and a constant predictor, beyond 6.4 bandwidths from
-    its single prediction. With the log loss, a row whose
+    where the kernel weight of the data is below 1e-3 of its maximum (an
+    extrapolation from a few distant predictions): for the Gaussian kernel
+    and a constant predictor, beyond 3.7 bandwidths from its single
+    prediction. With the log loss, a row whose
     predicted distribution gives its class probability 0 has an infinite
     loss, and the band is infinite wherever it has kernel weight (not
     drawn).

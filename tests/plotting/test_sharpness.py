@@ -84,7 +84,7 @@ def test_curve_is_the_kernel_regression(
     assert_array_equal(display.grid, np.linspace(0, 1, 101))
     defined = np.isfinite(display.curve)
     # Undefined only where the kernel weight is negligible.
-    assert np.all(total[~defined] <= 1e-9 * total.max())
+    assert np.all(total[~defined] <= 1e-3 * total.max())
     assert defined.sum() > 40
     assert_allclose(display.curve[defined], rate[defined], rtol=1e-9, atol=1e-12)
     assert_allclose(display.density, density, rtol=1e-9, atol=1e-12)
@@ -176,13 +176,13 @@ def test_mean_replacement_is_a_visible_failure(pyplot, global_random_seed, noise
     assert base.constant_prediction is None
     assert_allclose(mean.constant_prediction, mrr.confidence_, atol=1e-8)
     # The curve is the accuracy wherever it is defined: where the kernel
-    # weight is at least 1e-9 of its peak, within 6.44 bandwidths.
+    # weight is at least 1e-3 of its peak, within 3.72 bandwidths.
     accuracy = np.mean(replaced.argmax(axis=1) == y_true[400:])
     defined = np.isfinite(mean.curve)
     # Kernel sums are accurate to about 1e-14 of the total weight, so near
-    # the cutoff (1e-9 of the peak) the ratio is accurate to about 1e-5.
+    # the cutoff (1e-3 of the peak) the ratio is accurate to about 1e-11.
     assert_allclose(mean.curve[defined], accuracy, atol=1e-4)
-    reach = 0.05 * math.sqrt(2 * math.log(1e9))
+    reach = 0.05 * math.sqrt(2 * math.log(1e3))
     assert_array_equal(defined, np.abs(mean.grid - mean.constant_prediction) < reach)
     # Calibrated, but not sharp: a spike of density and a wide band.
     assert mean.calibration_error < 0.01
@@ -215,7 +215,8 @@ def test_log_loss_with_impossible_outcomes(pyplot):
     assert np.isinf(display.total_loss)
     # Infinite, or NaN at 0 and 1 where the divergence is infinite too.
     assert not np.isfinite(display.band_high[defined]).any()
-    assert np.isinf(display.band_high[1:-1]).all()
+    inner = defined[1:-1]
+    assert inner.any() and np.isinf(display.band_high[1:-1][inner]).all()
     assert display.band_.get_paths() == [] or all(
         np.isfinite(path.vertices).all() for path in display.band_.get_paths()
     )
