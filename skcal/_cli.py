@@ -12,10 +12,12 @@ NPZ file, without a model. A problem with the input is reported on one line,
 
 import argparse
 import csv
+import importlib
 import inspect
 import math
 import sys
 import time
+import types
 import zipfile
 from contextlib import contextmanager
 from pathlib import Path
@@ -133,25 +135,28 @@ def _short(name):
     return name.removesuffix("Recalibrator")
 
 
-def _reliability_display():
-    """:class:`skcal.plotting.ReliabilityDisplay`, or None before it exists."""
+def _display(name):
+    """The Display class ``name`` of :mod:`skcal.plotting`, or None without it."""
     try:
-        from skcal.plotting import ReliabilityDisplay
+        plotting = importlib.import_module("skcal.plotting")
     except ImportError:
         return None
-    return ReliabilityDisplay
+    return getattr(plotting, name, None)
 
 
 def _write_diagrams(results, out_dir):
-    """Reliability diagrams of the pooled out-of-fold predictions, as one PNG.
+    """Reliability and calibration-sharpness diagrams, one PNG of panels each.
 
-    The hook for :mod:`skcal.plotting`: while it (or its ``ReliabilityDisplay``)
-    does not exist, nothing is drawn and the list is empty.
+    The hook for :mod:`skcal.plotting`: when it (or a Display) is not
+    available, nothing is drawn and the list is empty.
 
     Parameters
     ----------
     results : dict
-        ``{model name: CrossValCalibration}``.
+        ``{panel name: result}``, each result with ``y_true``, ``y_prob``
+        (``(n, n_classes)``), ``classes`` and ``n_bootstrap`` (a
+        :class:`~skcal.model_selection.CrossValCalibration`, or the report's
+        predictions).
     out_dir : pathlib.Path
         The folder to write into.
 
@@ -160,9 +165,19 @@ def _write_diagrams(results, out_dir):
     paths : list of pathlib.Path
         The files written.
     """
-    ReliabilityDisplay = _reliability_display()
-    if ReliabilityDisplay is None:
-        return []
+    paths = []
+    for display_name, file_name in (
+        ("ReliabilityDisplay", "reliability_diagrams.png"),
+        ("CalibrationSharpnessDisplay", "calibration_sharpness_diagrams.png"),
+    ):
+        display = _display(display_name)
+        if display is not None:
+            paths.append(_draw_panels(display, results, Path(out_dir) / file_name))
+    return paths
+
+
+def _draw_panels(display, results, path):
+    """One panel per result, drawn by ``display.from_predictions``, saved as PNG."""
     # A bare Figure draws without pyplot, whatever the user's backend.
     from matplotlib.figure import Figure
 
@@ -170,7 +185,7 @@ def _write_diagrams(results, out_dir):
     n_rows = -(-len(results) // n_cols)
     figure = Figure(figsize=(3.6 * n_cols, 3.8 * n_rows), layout="constrained")
     axes = np.atleast_1d(figure.subplots(n_rows, n_cols, squeeze=False)).ravel()
-    accepted = inspect.signature(ReliabilityDisplay.from_predictions).parameters
+    accepted = inspect.signature(display.from_predictions).parameters
     for ax, (name, result) in zip(axes, results.items(), strict=False):
         y_prob, options = result.y_prob, {}
         if y_prob.shape[1] == 2:
@@ -182,13 +197,12 @@ def _write_diagrams(results, out_dir):
         if "n_bootstrap" in accepted:
             options["n_bootstrap"] = min(result.n_bootstrap, 100)
         # The model names the panel; the legend keeps the measure short.
-        ReliabilityDisplay.from_predictions(result.y_true, y_prob, ax=ax, **options)
+        display.from_predictions(result.y_true, y_prob, ax=ax, **options)
         ax.set_title(name)
     for ax in axes[len(results) :]:
         ax.set_visible(False)
-    path = Path(out_dir) / "reliability_diagrams.png"
     figure.savefig(path, dpi=100)
-    return [path]
+    return path
 
 
 def _lesson(chosen, by_ece_rank):
@@ -281,7 +295,7 @@ def _demo(args):
     models = {"GaussianNB": GaussianNB()}
     models.update({r.__name__: wrapped(r()) for r in recalibrators})
     folds = StratifiedKFold(n_folds, shuffle=True, random_state=0)
-    drawing = _reliability_display() is not None
+    drawing = _display("ReliabilityDisplay") is not None
     total = len(models) + 1 + drawing
     results = {}
     for i, (name, model) in enumerate(models.items(), start=1):
@@ -883,6 +897,7 @@ def _check_lengths(path, arrays):
 
 
 def _report(args):
+    from skcal._bootstrap import bias_corrected_interval
     from skcal.model_selection._cross_val import METRICS
 
     path, problem = _read_problem(args)
@@ -907,13 +922,12 @@ def _report(args):
                 for name, metric in metrics.items():
                     draws[name].append(problem.score(metric, weights))
     level = 0.95
-    tail = 50.0 * (1.0 - level)
     rows, csv_rows = [], []
     for name in metrics:
         low = high = math.nan
         if args.n_bootstrap:
-            low, high = (
-                float(v) for v in np.percentile(draws[name], [tail, 100 - tail])
+            low, high = bias_corrected_interval(
+                np.asarray(draws[name]), value[name], level
             )
         interval = f"[{low:.4f}, {high:.4f}]" if args.n_bootstrap else "-"
         rows.append([name, f"{value[name]:.4f}", interval])
@@ -923,8 +937,8 @@ def _report(args):
     print(_format_table(["measure", "value", header], rows))
     if args.n_bootstrap:
         print(
-            f"(percentile intervals from {args.n_bootstrap} bootstrap resamples of "
-            "the rows; lower is better)"
+            f"(bias-corrected percentile intervals from {args.n_bootstrap} "
+            "bootstrap resamples of the rows; lower is better)"
         )
     if args.out is not None:
         try:
@@ -932,6 +946,23 @@ def _report(args):
         except OSError as exc:
             raise InputError(f"cannot write {target}: {exc}") from exc
         print(f"Wrote {target}")
+        y_prob = (
+            problem.p
+            if not problem.binary
+            else np.column_stack([1.0 - problem.p, problem.p])
+        )
+        predictions = types.SimpleNamespace(
+            y_true=problem.y,
+            y_prob=y_prob,
+            classes=np.asarray(problem.classes if not problem.binary else [0, 1]),
+            n_bootstrap=args.n_bootstrap,
+        )
+        try:
+            diagrams = _write_diagrams({path.stem: predictions}, out_dir)
+        except OSError as exc:
+            raise InputError(f"cannot write to {out_dir}: {exc}") from exc
+        if diagrams:
+            print("Wrote " + ", ".join(map(str, diagrams)))
     return 0
 
 

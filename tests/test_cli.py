@@ -363,6 +363,9 @@ def test_report_binary_csv(capsys, tmp_path, global_random_seed):
     common = ["--y-true", "y", "--y-prob", "p", "--n-bootstrap", "10"]
     assert run(capsys, "report", numeric, *common, "--out", tmp_path)[0] == 0
     values = report_values(tmp_path / "numeric-calibration.csv")
+    # Both diagrams of the predictions are written beside the table.
+    for png in ("reliability_diagrams.png", "calibration_sharpness_diagrams.png"):
+        assert (tmp_path / png).read_bytes().startswith(b"\x89PNG")
     for name, measure in REPORT_MEASURES.items():
         if name == "log_loss":
             expected = log_loss(y, np.column_stack([1 - p, p]))
