@@ -150,12 +150,28 @@ class _ReflectedGaussianSmoother:
     """
 
     def __init__(self, p, y, sample_weight, sigma_min, channels):
-        self.n_intervals = _n_intervals(sigma_min)
-        self.channels = channels
-        masses = _linear_binning(p, y, sample_weight, self.n_intervals, channels)
-        self.total_weight = (
+        n_intervals = _n_intervals(sigma_min)
+        masses = _linear_binning(p, y, sample_weight, n_intervals, channels)
+        total_weight = (
             float(p.shape[0]) if sample_weight is None else float(sample_weight.sum())
         )
+        self._set_masses(masses, n_intervals, total_weight, channels)
+
+    @classmethod
+    def from_masses(cls, masses, n_intervals, total_weight, channels):
+        """A smoother of masses already on the grid of ``n_intervals`` intervals.
+
+        ``masses`` has one row per channel (modified in place); used to smooth
+        resampled data without binning the rows again.
+        """
+        smoother = cls.__new__(cls)
+        smoother._set_masses(masses, n_intervals, total_weight, channels)
+        return smoother
+
+    def _set_masses(self, masses, n_intervals, total_weight, channels):
+        self.n_intervals = n_intervals
+        self.channels = channels
+        self.total_weight = float(total_weight)
         # Coefficients a_k = sum_j m_j cos(pi k j / M); the DCT-I counts the two
         # end nodes once and the others twice, hence the doubled ends.
         masses[:, [0, -1]] *= 2.0

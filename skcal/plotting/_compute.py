@@ -151,21 +151,6 @@ def _percentiles(draws, confidence_level):
 # ---------------------------------------------------------------------------
 
 
-def _smoother_from_masses(masses, n_intervals, total_weight):
-    """A `_ReflectedGaussianSmoother` built from grid masses instead of rows.
-
-    The same three steps as the smoother's constructor after its binning
-    (see the proposed ``from_masses`` constructor in the report).
-    """
-    smoother = _ReflectedGaussianSmoother.__new__(_ReflectedGaussianSmoother)
-    smoother.n_intervals = n_intervals
-    smoother.channels = _CHANNELS
-    smoother.total_weight = float(total_weight)
-    masses[:, [0, -1]] *= 2.0
-    smoother.coef = fft.dct(masses, type=1, axis=-1) / 2.0
-    return smoother
-
-
 def _curve_at(smoother, sigma, n_points):
     """The smoothed event rate on ``linspace(0, 1, n_points)``.
 
@@ -278,7 +263,9 @@ def smooth_bootstrap(
         if not total > 0:
             continue  # only rows of zero weight were drawn
         masses = (to_grid @ weight).reshape(3, size)
-        smoother = _smoother_from_masses(masses, n_intervals, total)
+        smoother = _ReflectedGaussianSmoother.from_masses(
+            masses, n_intervals, total, _CHANNELS
+        )
         values[b] = _bandwidth(smoother, sigma, eps)[1]
         curves[b] = _curve_at(smoother, bandwidth, n_points)
     return curves, values
