@@ -37,3 +37,49 @@ def bias_corrected_interval(draws, estimate, confidence_level):
     levels = 100.0 * norm.cdf([2.0 * z0 - z, 2.0 * z0 + z])
     low, high = np.percentile(finite, levels)
     return float(low), float(high)
+
+
+def bootstrap_intervals(
+    score, estimates, n_samples, n_bootstrap, confidence_level, rng, sample_weight=None
+):
+    """Bias-corrected bootstrap intervals of several measures of the same rows.
+
+    Each resample draws the rows with replacement as multinomial counts,
+    which multiply the sample weights, and every measure is computed with
+    those weights (for skcal's measures, integer weights are repeated rows).
+
+    Parameters
+    ----------
+    score : callable
+        ``score(name, weights)``: the measure ``name`` with sample weights.
+    estimates : dict
+        ``{name: value on the rows}``; its keys are the measures.
+    n_samples : int
+        The number of rows.
+    n_bootstrap : int
+        The number of resamples.
+    confidence_level : float
+        The level of the intervals.
+    rng : numpy.random.RandomState
+        The source of the resamples.
+    sample_weight : ndarray of shape (n_samples,) or None
+        The rows' own weights.
+
+    Returns
+    -------
+    intervals : dict
+        ``{name: (low, high)}``.
+    """
+    draws = {name: np.empty(n_bootstrap) for name in estimates}
+    uniform = np.full(n_samples, 1.0 / n_samples)
+    for b in range(n_bootstrap):
+        weights = rng.multinomial(n_samples, uniform).astype(np.float64)
+        if sample_weight is not None:
+            weights *= sample_weight
+        for name in estimates:
+            # A resample of zero-weight rows only has no value.
+            draws[name][b] = score(name, weights) if weights.any() else math.nan
+    return {
+        name: bias_corrected_interval(draws[name], estimate, confidence_level)
+        for name, estimate in estimates.items()
+    }

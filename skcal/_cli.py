@@ -897,7 +897,7 @@ def _check_lengths(path, arrays):
 
 
 def _report(args):
-    from skcal._bootstrap import bias_corrected_interval
+    from skcal._bootstrap import bootstrap_intervals
     from skcal.model_selection._cross_val import METRICS
 
     path, problem = _read_problem(args)
@@ -913,22 +913,21 @@ def _report(args):
     n = problem.y.shape[0]
     metrics = {name: METRICS[name] for name in REPORT_METRICS}
     value = {name: problem.score(m) for name, m in metrics.items()}
-    draws = {name: [] for name in metrics}
-    rng = np.random.RandomState(args.random_state)
+    level = 0.95
+    intervals = {}
     if args.n_bootstrap:
         with _step(1, 1, f"{args.n_bootstrap} bootstrap resamples of {n} rows"):
-            for _ in range(args.n_bootstrap):
-                weights = rng.multinomial(n, np.full(n, 1.0 / n)).astype(np.float64)
-                for name, metric in metrics.items():
-                    draws[name].append(problem.score(metric, weights))
-    level = 0.95
+            intervals = bootstrap_intervals(
+                lambda name, weights: problem.score(metrics[name], weights),
+                value,
+                n,
+                args.n_bootstrap,
+                level,
+                np.random.RandomState(args.random_state),
+            )
     rows, csv_rows = [], []
     for name in metrics:
-        low = high = math.nan
-        if args.n_bootstrap:
-            low, high = bias_corrected_interval(
-                np.asarray(draws[name]), value[name], level
-            )
+        low, high = intervals.get(name, (math.nan, math.nan))
         interval = f"[{low:.4f}, {high:.4f}]" if args.n_bootstrap else "-"
         rows.append([name, f"{value[name]:.4f}", interval])
         csv_rows.append([name, repr(value[name]), repr(low), repr(high)])

@@ -21,7 +21,7 @@ from sklearn.model_selection import check_cv, cross_val_predict
 from sklearn.utils import check_random_state, indexable
 from sklearn.utils.validation import has_fit_parameter
 
-from skcal._bootstrap import bias_corrected_interval
+from skcal._bootstrap import bootstrap_intervals
 from skcal._validation import (
     HasMethods,
     Interval,
@@ -343,23 +343,19 @@ def cross_val_calibration(
     ci_low = dict.fromkeys(resolved, np.nan)
     ci_high = dict.fromkeys(resolved, np.nan)
     if n_bootstrap:
-        rng = check_random_state(random_state)
-        n = y.shape[0]
-        draws = {name: np.empty(n_bootstrap) for name in resolved}
-        for b in range(n_bootstrap):
-            counts = rng.multinomial(n, np.full(n, 1.0 / n)).astype(np.float64)
-            weights = counts if sample_weight is None else counts * sample_weight
-            for name, metric in resolved.items():
-                # A resample of zero-weight rows only has no value.
-                draws[name][b] = (
-                    _evaluate(metric, y, y_prob, classes, weights)
-                    if weights.any()
-                    else np.nan
-                )
-        for name in resolved:
-            ci_low[name], ci_high[name] = bias_corrected_interval(
-                draws[name], value[name], confidence_level
-            )
+        intervals = bootstrap_intervals(
+            lambda name, weights: _evaluate(
+                resolved[name], y, y_prob, classes, weights
+            ),
+            value,
+            y.shape[0],
+            n_bootstrap,
+            confidence_level,
+            check_random_state(random_state),
+            sample_weight,
+        )
+        for name, (low, high) in intervals.items():
+            ci_low[name], ci_high[name] = low, high
     return CrossValCalibration(
         metrics=list(resolved),
         value=value,
