@@ -17,6 +17,7 @@ from sklearn.utils.metadata_routing import (
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted, column_or_1d, has_fit_parameter
 
+from skcal._indexing import take_rows
 from skcal._validation import (
     HasMethods,
     check_recalibration_target,
@@ -25,15 +26,6 @@ from skcal._validation import (
 )
 from skcal.calibration._base import BaseRecalibrator, classifier_scores
 from skcal.calibration._platt import PlattRecalibrator
-
-
-def take_rows(a, indices):
-    """Rows ``indices`` of an array, data frame, sparse matrix or list."""
-    if hasattr(a, "iloc"):
-        return a.iloc[indices]
-    if hasattr(a, "shape"):
-        return a[indices]
-    return [a[i] for i in indices]
 
 
 def _rows_of_params(params, indices, n_samples):

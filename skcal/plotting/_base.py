@@ -10,6 +10,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from skcal._docstrings import fill_doc
+from skcal._indexing import take_rows
 from skcal._validation import validate_parameter_constraints
 
 REF_LINE_LABEL = "Perfectly calibrated"
@@ -154,15 +155,6 @@ def estimator_predictions(estimator, X, pos_label, caller):
     return np.asarray(estimator.predict_proba(X), dtype=np.float64), classes
 
 
-def _take(X, indices):
-    """Rows ``indices`` of an array-like, a pandas object or a sparse matrix."""
-    if hasattr(X, "iloc"):
-        return X.iloc[indices]
-    if hasattr(X, "shape") and not isinstance(X, np.ndarray) and hasattr(X, "tocsr"):
-        return X.tocsr()[indices]
-    return np.asarray(X)[indices]
-
-
 def pooled_cv_predictions(cv_results, X, y, sample_weight, caller):
     """Pool the out-of-fold predictions of cross-validation results.
 
@@ -220,7 +212,9 @@ def pooled_cv_predictions(cv_results, X, y, sample_weight, caller):
             )
     folds = []
     for estimator, test in zip(estimators, tests, strict=True):
-        proba, classes = estimator_predictions(estimator, _take(X, test), None, caller)
+        proba, classes = estimator_predictions(
+            estimator, take_rows(X, test), None, caller
+        )
         folds.append((proba, classes))
     y_true = np.concatenate([y_all[t] for t in tests])
     classes = np.unique(np.concatenate([c for _, c in folds] + [y_true]))
