@@ -25,7 +25,7 @@ top-label ties go to the first column.
 
 import numpy as np
 
-from skcal._validation import StrOptions
+from skcal._param_validation import StrOptions
 
 REDUCTIONS = ("auto", "positive", "top_label", "classwise")
 

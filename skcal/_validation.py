@@ -1,34 +1,26 @@
-"""The input contract of skcal: parameter constraints and data checks.
+"""The input contract of skcal: the data checks that every entry point reaches.
 
-Every public entry point goes through this module, and nothing else validates
-raw input. It has two parts:
-
-* **Hyper-parameters** (``n_bins``, ``strategy``, ...) are checked against
-  declarative constraints, with the vocabulary and messages of scikit-learn's
-  parameter validation (``Interval``, ``StrOptions``, ``"array-like"``, ...),
-  written here on public APIs only so that skcal does not break when
-  scikit-learn reorganises its private modules.
-* **Data** (``y_true``, ``y_prob``, ``sample_weight``, ``labels``,
-  ``pos_label``) is checked by :func:`check_calibration_inputs`, which returns
-  read-only float64 views in a :class:`CalibrationData`. Rejections raise
-  ``ValueError`` (``TypeError`` for wrong types) with a message that names the
-  argument, the problem and the number of entries affected. Inputs are never
-  modified.
+Data (``y_true``, ``y_prob``, ``sample_weight``, ``labels``, ``pos_label``,
+classifier scores and recalibration targets) is converted by scikit-learn's
+public validation (:func:`~sklearn.utils.check_array`,
+:func:`~sklearn.utils.validation.column_or_1d`,
+:func:`~sklearn.utils.check_consistent_length`), and the contract of skcal is
+checked on top, each rule once. :func:`check_calibration_inputs` returns
+read-only float64 views in a :class:`CalibrationData`. Rejections raise
+``ValueError`` (``TypeError`` for wrong types) with a message that names the
+argument, the problem and the number of entries affected. Inputs are never
+modified. Hyper-parameters are checked by :mod:`skcal._param_validation`.
 """
 
 # SPDX-License-Identifier: BSD-3-Clause
 
-import contextvars
-import functools
-import inspect
-import math
 import sys
-from numbers import Integral, Real
 from typing import NamedTuple
 
 import numpy as np
 from scipy.sparse import issparse
 from sklearn.exceptions import NotFittedError
+from sklearn.utils import check_array, check_consistent_length
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
     check_is_fitted,
@@ -40,306 +32,17 @@ __all__ = [
     "DATA_CONSTRAINTS",
     "SCORE_KINDS",
     "CalibrationData",
-    "HasMethods",
-    "Hidden",
-    "Interval",
-    "InvalidParameterError",
-    "Options",
     "Scores",
-    "StrOptions",
     "check_calibration_inputs",
     "check_classes",
     "check_fitted_classifier",
+    "check_pos_label",
     "check_recalibration_target",
     "check_recalibration_weights",
     "check_sample_weight",
     "check_score_features",
     "check_scores",
-    "fit_context",
-    "validate_parameter_constraints",
-    "validate_params",
 ]
-
-
-# ---------------------------------------------------------------------------
-# Hyper-parameter constraints
-# ---------------------------------------------------------------------------
-
-
-class InvalidParameterError(ValueError, TypeError):
-    """Raised when a hyper-parameter does not satisfy its constraints.
-
-    It inherits from both ``ValueError`` and ``TypeError`` so that callers can
-    catch either, as with scikit-learn's error of the same name.
-    """
-
-
-class _Constraint:
-    """Base of all constraints; subclasses define ``is_satisfied_by``, ``__str__``."""
-
-    hidden = False
-
-
-class _InstancesOf(_Constraint):
-    def __init__(self, kind):
-        self.kind = kind
-
-    def is_satisfied_by(self, value):
-        return isinstance(value, self.kind)
-
-    def __str__(self):
-        if self.kind is bool:
-            return "an instance of 'bool'"
-        return f"an instance of {self.kind.__qualname__!r}"
-
-
-class _NoneConstraint(_Constraint):
-    def is_satisfied_by(self, value):
-        return value is None
-
-    def __str__(self):
-        return "None"
-
-
-class _ArrayLike(_Constraint):
-    def is_satisfied_by(self, value):
-        return (
-            hasattr(value, "__len__")
-            or hasattr(value, "shape")
-            or hasattr(value, "__array__")
-        ) and not isinstance(value, (str, bytes))
-
-    def __str__(self):
-        return "an array-like"
-
-
-class _Boolean(_Constraint):
-    def is_satisfied_by(self, value):
-        return isinstance(value, (bool, np.bool_))
-
-    def __str__(self):
-        return "an instance of 'bool'"
-
-
-class _RandomState(_Constraint):
-    def is_satisfied_by(self, value):
-        return (
-            value is None
-            or (isinstance(value, Integral) and not isinstance(value, bool))
-            or isinstance(value, np.random.RandomState)
-        )
-
-    def __str__(self):
-        return "an int, a numpy RandomState or None"
-
-
-class _Callable(_Constraint):
-    def is_satisfied_by(self, value):
-        return callable(value)
-
-    def __str__(self):
-        return "a callable"
-
-
-class _AnyHashable(_Constraint):
-    def is_satisfied_by(self, value):
-        try:
-            hash(value)
-        except TypeError:
-            return False
-        return True
-
-    def __str__(self):
-        return "a hashable label"
-
-
-class _CVObject(_Constraint):
-    """What ``check_cv`` accepts: None, an int >= 2, a splitter or splits."""
-
-    def is_satisfied_by(self, value):
-        if value is None:
-            return True
-        if isinstance(value, Integral) and not isinstance(value, bool):
-            return value >= 2
-        if callable(getattr(value, "split", None)) and callable(
-            getattr(value, "get_n_splits", None)
-        ):
-            return True
-        return hasattr(value, "__iter__") and not isinstance(value, (str, bytes))
-
-    def __str__(self):
-        return (
-            "an int in the range [2, inf), an object implementing 'split' and "
-            "'get_n_splits', an iterable or None"
-        )
-
-
-class Interval(_Constraint):
-    """A numeric interval constraint.
-
-    Parameters
-    ----------
-    type : {numbers.Integral, numbers.Real}
-        The numeric type; booleans never satisfy it.
-    left, right : float or None
-        The bounds; ``None`` means unbounded.
-    closed : {"left", "right", "both", "neither"}
-        Which bounds belong to the interval.
-    """
-
-    def __init__(self, type, left, right, *, closed):
-        if closed not in ("left", "right", "both", "neither"):
-            raise ValueError(
-                f"closed must be left, right, both or neither, got {closed}"
-            )
-        self.type = type
-        self.left = left
-        self.right = right
-        self.closed = closed
-
-    def is_satisfied_by(self, value):
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, self.type):
-            return False
-        if isinstance(value, Real) and math.isnan(value):
-            return False
-        if self.left is not None:
-            lo_ok = (
-                value >= self.left
-                if self.closed in ("left", "both")
-                else value > self.left
-            )
-            if not lo_ok:
-                return False
-        if self.right is not None:
-            hi_ok = (
-                value <= self.right
-                if self.closed in ("right", "both")
-                else value < self.right
-            )
-            if not hi_ok:
-                return False
-        return True
-
-    def __str__(self):
-        kind = "an int" if self.type is Integral else "a float"
-        lb = "[" if self.closed in ("left", "both") else "("
-        rb = "]" if self.closed in ("right", "both") else ")"
-        left = "-inf" if self.left is None else self.left
-        right = "inf" if self.right is None else self.right
-        return f"{kind} in the range {lb}{left}, {right}{rb}"
-
-
-class Options(_Constraint):
-    """A finite set of allowed values of a given type."""
-
-    def __init__(self, type, options):
-        self.type = type
-        self.options = frozenset(options)
-
-    def is_satisfied_by(self, value):
-        return isinstance(value, self.type) and value in self.options
-
-    def __str__(self):
-        shown = ", ".join(repr(o) for o in sorted(self.options, key=repr))
-        return f"a {self.type.__name__} among {{{shown}}}"
-
-
-class StrOptions(Options):
-    """A finite set of allowed strings."""
-
-    def __init__(self, options):
-        super().__init__(str, options)
-
-    def __str__(self):
-        shown = ", ".join(repr(o) for o in sorted(self.options))
-        return f"a str among {{{shown}}}"
-
-
-class HasMethods(_Constraint):
-    """Objects that expose all the given methods."""
-
-    def __init__(self, methods):
-        self.methods = [methods] if isinstance(methods, str) else list(methods)
-
-    def is_satisfied_by(self, value):
-        return all(callable(getattr(value, m, None)) for m in self.methods)
-
-    def __str__(self):
-        names = ", ".join(repr(m) for m in self.methods)
-        return f"an object implementing {names}"
-
-
-class Hidden(_Constraint):
-    """A constraint that is accepted but not advertised in error messages."""
-
-    hidden = True
-
-    def __init__(self, constraint):
-        self.constraint = _make_constraint(constraint)
-
-    def is_satisfied_by(self, value):
-        return self.constraint.is_satisfied_by(value)
-
-    def __str__(self):
-        return str(self.constraint)
-
-
-def _make_constraint(constraint):
-    if isinstance(constraint, _Constraint):
-        return constraint
-    if constraint is None:
-        return _NoneConstraint()
-    if isinstance(constraint, str):
-        named = {
-            "array-like": _ArrayLike,
-            "boolean": _Boolean,
-            "random_state": _RandomState,
-            "hashable": _AnyHashable,
-            "cv_object": _CVObject,
-        }
-        if constraint not in named:
-            raise ValueError(f"Unknown constraint {constraint!r}")
-        return named[constraint]()
-    if constraint is callable:
-        return _Callable()
-    if isinstance(constraint, type):
-        return _InstancesOf(constraint)
-    raise ValueError(f"Unknown constraint {constraint!r}")
-
-
-def validate_parameter_constraints(constraints, params, caller_name):
-    """Check ``params`` against ``constraints`` and raise a readable error.
-
-    Parameters
-    ----------
-    constraints : dict
-        Maps a parameter name to a list of constraints, any of which may be
-        satisfied. Names missing from ``constraints`` are not checked.
-    params : dict
-        The parameter values.
-    caller_name : str
-        The function or class named in the error message.
-
-    Raises
-    ------
-    InvalidParameterError
-        When a value satisfies none of its constraints.
-    """
-    for name, value in params.items():
-        if name not in constraints:
-            continue
-        options = [_make_constraint(c) for c in constraints[name]]
-        if any(c.is_satisfied_by(value) for c in options):
-            continue
-        shown = [str(c) for c in options if not c.hidden]
-        if len(shown) == 1:
-            text = shown[0]
-        else:
-            text = f"{', '.join(shown[:-1])} or {shown[-1]}"
-        raise InvalidParameterError(
-            f"The {name!r} parameter of {caller_name} must be {text}. "
-            f"Got {value!r} instead."
-        )
 
 
 # Parameter constraints of the data arguments that every measure shares.
@@ -350,87 +53,6 @@ DATA_CONSTRAINTS = {
     "pos_label": ["hashable", None],
     "labels": ["array-like", None],
 }
-
-
-_SKIP_VALIDATION = contextvars.ContextVar("skcal_skip_validation", default=False)
-
-
-def validate_params(parameter_constraints, *, prefer_skip_nested_validation):
-    """Decorate a public function so that its parameters are validated.
-
-    Parameters
-    ----------
-    parameter_constraints : dict
-        One entry per parameter of the decorated function.
-    prefer_skip_nested_validation : bool
-        If True, public functions called by the decorated one skip their own
-        parameter validation (the outer call already checked everything).
-    """
-
-    def decorator(func):
-        signature = inspect.signature(func)
-        missing = set(signature.parameters) ^ set(parameter_constraints)
-        if missing:
-            raise ValueError(
-                f"Constraints of {func.__qualname__} do not match its signature: "
-                f"{sorted(missing)}"
-            )
-
-        @functools.wraps(func)
-        def wrapper(*args, **kwargs):
-            if _SKIP_VALIDATION.get():
-                return func(*args, **kwargs)
-            bound = signature.bind(*args, **kwargs)
-            bound.apply_defaults()
-            validate_parameter_constraints(
-                parameter_constraints, bound.arguments, caller_name=func.__qualname__
-            )
-            token = _SKIP_VALIDATION.set(prefer_skip_nested_validation)
-            try:
-                return func(*args, **kwargs)
-            finally:
-                _SKIP_VALIDATION.reset(token)
-
-        wrapper._skcal_parameter_constraints = parameter_constraints
-        return wrapper
-
-    return decorator
-
-
-def fit_context(*, prefer_skip_nested_validation):
-    """Decorate an estimator's ``fit`` so that its hyper-parameters are validated.
-
-    The estimator's ``_parameter_constraints`` are checked against
-    ``get_params(deep=False)`` when ``fit`` starts, unless an enclosing
-    validated call asked to skip nested validation. This is the estimator
-    counterpart of :func:`validate_params`.
-
-    Parameters
-    ----------
-    prefer_skip_nested_validation : bool
-        If True, estimators and functions called inside ``fit`` skip their own
-        parameter validation. Use False when a parameter holds a user's
-        estimator, whose own parameters have not been checked.
-    """
-
-    def decorator(fit_method):
-        @functools.wraps(fit_method)
-        def wrapper(estimator, *args, **kwargs):
-            if not _SKIP_VALIDATION.get():
-                validate_parameter_constraints(
-                    estimator._parameter_constraints,
-                    estimator.get_params(deep=False),
-                    caller_name=type(estimator).__name__,
-                )
-            token = _SKIP_VALIDATION.set(prefer_skip_nested_validation)
-            try:
-                return fit_method(estimator, *args, **kwargs)
-            finally:
-                _SKIP_VALIDATION.reset(token)
-
-        return wrapper
-
-    return decorator
 
 
 # ---------------------------------------------------------------------------
@@ -469,32 +91,43 @@ class CalibrationData(NamedTuple):
     pos_index: int | None
 
 
-def _as_array(x, name, dtype=None):
-    """Convert an array-like to a numpy array, without copying when possible.
+def _converted(x, name, dtype):
+    """scikit-learn's :func:`~sklearn.utils.check_array`, any number of dimensions.
 
-    pandas objects go through ``to_numpy``, with nullable dtypes (``Int64``,
-    ``Float64``, ``boolean``) mapped to their numpy dtype when they hold no
-    missing value; sparse matrices are refused.
+    Shapes, finiteness and sizes are the contract's business, checked with
+    skcal's messages by the callers.
     """
+    return check_array(
+        x,
+        accept_sparse=False,
+        dtype=dtype,
+        ensure_2d=False,
+        allow_nd=True,
+        ensure_all_finite=False,
+        ensure_min_samples=0,
+        ensure_min_features=0,
+        input_name=name,
+    )
+
+
+def _as_array(x, name):
+    """A numpy array of a list, array or pandas object, without changing its type."""
     if issparse(x):
         raise TypeError(f"{name} is a sparse matrix; pass a dense array.")
     if hasattr(x, "to_numpy") and not isinstance(x, np.ndarray):
-        if dtype is not None:
-            try:
-                return x.to_numpy(dtype=dtype, na_value=np.nan)
-            except (TypeError, ValueError) as exc:
-                raise TypeError(
-                    f"{name} must hold real numbers; its values could not be "
-                    f"converted to floats ({exc})."
-                ) from exc
+        # A nullable pandas dtype (Int64, boolean, string) without missing
+        # values keeps its numpy type, so that labels stay ints or bools.
         numpy_dtype = getattr(getattr(x, "dtype", None), "numpy_dtype", None)
         if numpy_dtype is not None and not x.isna().any():
-            return x.to_numpy(dtype=numpy_dtype)
-        return x.to_numpy()
-    try:
-        return np.asarray(x)
-    except ValueError as exc:  # ragged nested sequences
-        raise ValueError(f"{name} could not be converted to an array: {exc}") from exc
+            x = x.to_numpy(dtype=numpy_dtype)
+    elif not hasattr(x, "__array__"):
+        try:
+            x = np.asarray(x)
+        except ValueError as exc:  # ragged nested sequences
+            raise ValueError(
+                f"{name} could not be converted to an array: {exc}"
+            ) from exc
+    return _converted(x, name, dtype=None)
 
 
 def _as_label_array(x, name):
@@ -505,10 +138,10 @@ def _as_label_array(x, name):
     that mixed types and missing values are rejected like in any other input.
     """
     arr = _as_array(x, name)
-    if arr.dtype.kind in "US" and not isinstance(x, np.ndarray):
+    if arr.dtype.kind in "US" and isinstance(x, (list, tuple)):
         as_objects = np.array(x, dtype=object)
         if not all(isinstance(v, str) for v in as_objects.ravel()):
-            return as_objects
+            return _converted(as_objects, name, dtype=None)
     return arr
 
 
@@ -527,15 +160,26 @@ def _float_precision(x):
 
 
 def _as_float_array(x, name):
-    """A float64 array (a view when the input already is one) and its precision."""
+    """A float64 array (a view when the input already is one) and its precision.
+
+    Lists and arrays must hold numbers (booleans, integers or floats; not
+    objects, strings or complex numbers); pandas objects are converted to
+    float64, missing values becoming NaN.
+    """
     eps = _float_precision(x)
-    arr = _as_array(x, name, dtype=np.float64 if hasattr(x, "to_numpy") else None)
+    if hasattr(x, "to_numpy") and not isinstance(x, np.ndarray):
+        try:
+            return _converted(x, name, dtype=np.float64), eps
+        except (TypeError, ValueError) as exc:
+            raise TypeError(
+                f"{name} must hold real numbers; its values could not be "
+                f"converted to floats ({exc})."
+            ) from exc
+    arr = _as_array(x, name)
     if arr.dtype.kind not in "biuf":
         raise TypeError(
             f"{name} must hold real numbers, got an array of dtype {arr.dtype}."
         )
-    if arr.dtype.kind == "f":
-        eps = max(eps, float(np.finfo(arr.dtype).eps))
     return arr.astype(np.float64, copy=False), eps
 
 
@@ -616,20 +260,14 @@ def _unique_labels(y):
         ) from exc
 
 
-def _check_y_true(y_true, n_samples):
+def _check_y_true(y_true):
     y = _as_label_array(y_true, "y_true")
-    if y.ndim == 2 and y.shape[1] == 1:
-        y = y[:, 0]
-    if y.ndim != 1:
+    if not (y.ndim == 1 or (y.ndim == 2 and y.shape[1] == 1)):
         raise ValueError(
             f"y_true must be 1-D (one label per sample), got an array of shape "
             f"{y.shape}."
         )
-    if y.shape[0] != n_samples:
-        raise ValueError(
-            f"y_true and y_prob have inconsistent numbers of samples: "
-            f"{y.shape[0]} and {n_samples}."
-        )
+    y = column_or_1d(y)
     if y.dtype.kind == "c" or y.dtype.kind == "V":
         raise TypeError(f"y_true must hold class labels, got dtype {y.dtype}.")
     if y.dtype.kind == "f":
@@ -656,6 +294,18 @@ def _check_y_true(y_true, n_samples):
             # Fixed-width strings sort (and so are checked) much faster.
             y = y.astype(str)
     return y
+
+
+def _check_consistent_samples(**arrays):
+    """scikit-learn's length check, with the names of the arrays that differ."""
+    try:
+        check_consistent_length(*arrays.values())
+    except ValueError:
+        (a, x), (b, z) = arrays.items()
+        raise ValueError(
+            f"{a} and {b} have inconsistent numbers of samples: "
+            f"{x.shape[0]} and {z.shape[0]}."
+        ) from None
 
 
 def _check_y_prob(y_prob):
@@ -777,8 +427,24 @@ def _same_label(a, b):
         return False
 
 
-def _class_index(classes, pos_label):
-    """Column of ``pos_label`` among ``classes``; reject an absent one."""
+def check_pos_label(classes, pos_label):
+    """The column of ``pos_label`` among ``classes``; reject an absent one.
+
+    This is the one check that a positive class is among the classes, for
+    the measures, the scorers, the Displays and the command line.
+
+    Parameters
+    ----------
+    classes : array-like of shape (n_classes,)
+        The classes, in column order.
+    pos_label : hashable
+        The positive class.
+
+    Returns
+    -------
+    index : int
+    """
+    classes = np.asarray(classes)
     for i, c in enumerate(classes.tolist()):
         if _same_label(c, pos_label):
             return i
@@ -823,8 +489,9 @@ def check_calibration_inputs(
         The canonical, read-only view of the inputs.
     """
     p = _check_y_prob(y_prob)
+    y = _check_y_true(y_true)
+    _check_consistent_samples(y_true=y, y_prob=p)
     n = p.shape[0]
-    y = _check_y_true(y_true, n)
     w = check_sample_weight(sample_weight, n)
     lab = None if labels is None else _check_labels(labels)
     seen = _unique_labels(y)
@@ -899,7 +566,7 @@ def check_calibration_inputs(
         )
     y_index = _encode(y, classes)
     if n_cols == 2:
-        pos_col = 1 if pos_label is None else _class_index(classes, pos_label)
+        pos_col = 1 if pos_label is None else check_pos_label(classes, pos_label)
         return CalibrationData(
             _readonly(y_index == pos_col),
             _readonly(p[:, pos_col]),
@@ -908,7 +575,7 @@ def check_calibration_inputs(
             True,
             pos_col,
         )
-    pos_index = None if pos_label is None else _class_index(classes, pos_label)
+    pos_index = None if pos_label is None else check_pos_label(classes, pos_label)
     return CalibrationData(
         _readonly(y_index), _readonly(p), _readonly(w), classes, False, pos_index
     )

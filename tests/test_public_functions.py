@@ -7,7 +7,7 @@ import inspect
 import pytest
 
 import skcal.metrics
-from skcal._validation import InvalidParameterError
+from skcal._param_validation import InvalidParameterError
 
 # The measures: public functions of y_true and predictions.
 PUBLIC_FUNCTIONS = [

@@ -16,21 +16,23 @@ import pandas as pd
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
-from skcal._validation import (
-    CalibrationData,
+from skcal._param_validation import (
     Hidden,
     Interval,
     InvalidParameterError,
     StrOptions,
+    fit_context,
+    validate_parameter_constraints,
+    validate_params,
+)
+from skcal._validation import (
+    CalibrationData,
     check_calibration_inputs,
     check_fitted_classifier,
     check_recalibration_target,
     check_recalibration_weights,
     check_score_features,
     check_scores,
-    fit_context,
-    validate_parameter_constraints,
-    validate_params,
 )
 from skcal.metrics import (
     binned_calibration_error,

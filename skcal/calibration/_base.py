@@ -24,16 +24,14 @@ from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted
 
+from skcal._param_validation import HasMethods, StrOptions, fit_context
 from skcal._validation import (
-    HasMethods,
-    StrOptions,
     check_classes,
     check_fitted_classifier,
     check_recalibration_target,
     check_recalibration_weights,
     check_score_features,
     check_scores,
-    fit_context,
 )
 
 # Probabilities are clipped to [_CLIP, 1 - _CLIP] before a logarithm, so that

@@ -8,7 +8,7 @@ from typing import NamedTuple
 import numpy as np
 
 from skcal._docstrings import fill_doc
-from skcal._validation import Interval, StrOptions
+from skcal._param_validation import Interval, StrOptions
 from skcal.calibration._base import BinaryMapRecalibrator
 from skcal.metrics._binning import Binning, bin_sums, make_binning
 

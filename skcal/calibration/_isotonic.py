@@ -6,7 +6,7 @@ import numpy as np
 from sklearn.isotonic import IsotonicRegression
 
 from skcal._docstrings import fill_doc
-from skcal._validation import StrOptions
+from skcal._param_validation import StrOptions
 from skcal.calibration._base import BinaryMapRecalibrator
 
 

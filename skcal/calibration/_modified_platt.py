@@ -12,7 +12,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from skcal._docstrings import fill_doc
-from skcal._validation import Interval, StrOptions
+from skcal._param_validation import Interval, StrOptions
 from skcal.calibration._platt import PlattRecalibrator, Sigmoid, fit_sigmoid
 from skcal.metrics._cutoff import (
     _cutoff_core,

@@ -9,7 +9,7 @@ from scipy.optimize import minimize_scalar
 from scipy.special import softmax
 
 from skcal._docstrings import fill_doc
-from skcal._validation import StrOptions
+from skcal._param_validation import StrOptions
 from skcal.calibration._base import BaseRecalibrator, score_log_probabilities
 
 # The inverse temperature is searched in [e^-10, e^10], as scikit-learn does.

@@ -9,19 +9,14 @@ import numpy as np
 from sklearn.utils import Bunch
 
 from skcal._docstrings import fill_doc
+from skcal._param_validation import Interval, StrOptions, validate_params
 from skcal._reduction import (
     REDUCTION_CONSTRAINTS,
     binary_views,
     reduce_measure,
     resolve_reduction,
 )
-from skcal._validation import (
-    DATA_CONSTRAINTS,
-    Interval,
-    StrOptions,
-    check_calibration_inputs,
-    validate_params,
-)
+from skcal._validation import DATA_CONSTRAINTS, check_calibration_inputs
 from skcal.metrics._binning import STRATEGIES, bin_sums, make_binning
 
 _COMMON_CONSTRAINTS = {

@@ -18,19 +18,14 @@ import numpy as np
 from sklearn.utils import Bunch, check_random_state
 
 from skcal._docstrings import fill_doc
+from skcal._param_validation import Interval, StrOptions, validate_params
 from skcal._reduction import (
     REDUCTION_CONSTRAINTS,
     binary_views,
     reduce_measure,
     resolve_reduction,
 )
-from skcal._validation import (
-    DATA_CONSTRAINTS,
-    Interval,
-    StrOptions,
-    check_calibration_inputs,
-    validate_params,
-)
+from skcal._validation import DATA_CONSTRAINTS, check_calibration_inputs
 
 # The constants of Proposition 4.1 of Rossellini et al. (2025): with
 # probability at least 1 - delta, the plug-in estimate is within

@@ -8,13 +8,9 @@ from sklearn.isotonic import isotonic_regression
 from sklearn.utils import Bunch
 
 from skcal._docstrings import fill_doc
+from skcal._param_validation import StrOptions, validate_params
 from skcal._reduction import binary_views, resolve_reduction
-from skcal._validation import (
-    DATA_CONSTRAINTS,
-    StrOptions,
-    check_calibration_inputs,
-    validate_params,
-)
+from skcal._validation import DATA_CONSTRAINTS, check_calibration_inputs
 from skcal.metrics._proper import (
     FULL_BINARY_FACTOR,
     LOSSES,

@@ -12,12 +12,8 @@ from scipy import stats
 from sklearn.utils import Bunch
 
 from skcal._docstrings import fill_doc
-from skcal._validation import (
-    Interval,
-    StrOptions,
-    check_calibration_inputs,
-    validate_params,
-)
+from skcal._param_validation import Interval, StrOptions, validate_params
+from skcal._validation import check_calibration_inputs
 from skcal.metrics._proper import LOSSES, drop_zero_weight, full_scores
 
 

@@ -11,19 +11,14 @@ from scipy.fft import irfft, next_fast_len, rfft
 from sklearn.utils import Bunch
 
 from skcal._docstrings import fill_doc
+from skcal._param_validation import Interval, StrOptions, validate_params
 from skcal._reduction import (
     REDUCTION_CONSTRAINTS,
     binary_views,
     reduce_measure,
     resolve_reduction,
 )
-from skcal._validation import (
-    DATA_CONSTRAINTS,
-    Interval,
-    StrOptions,
-    check_calibration_inputs,
-    validate_params,
-)
+from skcal._validation import DATA_CONSTRAINTS, check_calibration_inputs
 from skcal.metrics._proper import (
     LOSSES,
     binary_divergence,

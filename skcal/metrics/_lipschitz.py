@@ -16,14 +16,9 @@ from numbers import Integral
 import numpy as np
 
 from skcal._docstrings import fill_doc
+from skcal._param_validation import Interval, StrOptions, validate_params
 from skcal._reduction import REDUCTION_CONSTRAINTS, reduce_measure
-from skcal._validation import (
-    DATA_CONSTRAINTS,
-    Interval,
-    StrOptions,
-    check_calibration_inputs,
-    validate_params,
-)
+from skcal._validation import DATA_CONSTRAINTS, check_calibration_inputs
 from skcal.metrics._binning import make_binning
 from skcal.metrics._cutoff import residual_prefix_sums, sort_groups
 

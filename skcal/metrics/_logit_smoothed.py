@@ -17,14 +17,9 @@ from scipy.special import expit, logit
 from sklearn.utils import check_random_state
 
 from skcal._docstrings import fill_doc
+from skcal._param_validation import Interval, StrOptions, validate_params
 from skcal._reduction import REDUCTION_CONSTRAINTS, reduce_measure
-from skcal._validation import (
-    DATA_CONSTRAINTS,
-    Interval,
-    StrOptions,
-    check_calibration_inputs,
-    validate_params,
-)
+from skcal._validation import DATA_CONSTRAINTS, check_calibration_inputs
 
 # Logits are clipped to [-logit(1 - _EPS), logit(1 - _EPS)], i.e. probabilities
 # to [_EPS, 1 - _EPS] (the tolerance of the authors' code), so that 0 and 1 have

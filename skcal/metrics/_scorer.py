@@ -21,7 +21,7 @@ from sklearn.metrics import get_scorer as _sklearn_get_scorer
 from sklearn.metrics import get_scorer_names as _sklearn_get_scorer_names
 from sklearn.utils.metadata_routing import MetadataRequest
 
-from skcal._validation import validate_params
+from skcal._param_validation import validate_params
 from skcal.metrics._binned import binned_calibration_error, expected_calibration_error
 from skcal.metrics._cutoff import cutoff_calibration_error
 from skcal.metrics._kernel import kernel_calibration_error

@@ -11,19 +11,14 @@ from scipy import fft
 from sklearn.utils import Bunch
 
 from skcal._docstrings import fill_doc
+from skcal._param_validation import Interval, StrOptions, validate_params
 from skcal._reduction import (
     REDUCTION_CONSTRAINTS,
     binary_views,
     reduce_measure,
     resolve_reduction,
 )
-from skcal._validation import (
-    DATA_CONSTRAINTS,
-    Interval,
-    StrOptions,
-    check_calibration_inputs,
-    validate_params,
-)
+from skcal._validation import DATA_CONSTRAINTS, check_calibration_inputs
 
 # The smallest bandwidth (and tolerance) the grid resolves: a bandwidth of
 # 1e-4 already needs a grid of 1.28 million nodes.

@@ -22,13 +22,8 @@ from sklearn.utils import check_random_state, indexable
 from sklearn.utils.validation import has_fit_parameter
 
 from skcal._bootstrap import bootstrap_intervals
-from skcal._validation import (
-    HasMethods,
-    Interval,
-    check_recalibration_target,
-    check_sample_weight,
-    validate_params,
-)
+from skcal._param_validation import HasMethods, Interval, validate_params
+from skcal._validation import check_recalibration_target, check_sample_weight
 from skcal.metrics._scorer import _MEASURES
 
 # The measures cross_val_calibration knows by name: skcal's calibration

@@ -11,7 +11,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from skcal._docstrings import fill_doc
 from skcal._indexing import take_rows
-from skcal._validation import validate_parameter_constraints
+from skcal._param_validation import validate_parameter_constraints
 
 REF_LINE_LABEL = "Perfectly calibrated"
 

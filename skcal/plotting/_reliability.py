@@ -7,13 +7,9 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils import check_random_state
 
+from skcal._param_validation import Interval, StrOptions
 from skcal._reduction import REDUCTIONS, binary_views, resolve_reduction
-from skcal._validation import (
-    DATA_CONSTRAINTS,
-    Interval,
-    StrOptions,
-    check_calibration_inputs,
-)
+from skcal._validation import DATA_CONSTRAINTS, check_calibration_inputs
 from skcal.metrics import (
     expected_calibration_error,
     reliability_table,

@@ -6,13 +6,9 @@ from numbers import Integral, Real
 
 import numpy as np
 
+from skcal._param_validation import Interval, StrOptions
 from skcal._reduction import binary_views, resolve_reduction
-from skcal._validation import (
-    DATA_CONSTRAINTS,
-    Interval,
-    StrOptions,
-    check_calibration_inputs,
-)
+from skcal._validation import DATA_CONSTRAINTS, check_calibration_inputs
 from skcal.metrics import kernel_calibration_error
 from skcal.metrics._kernel import KERNELS
 from skcal.metrics._proper import LOSSES

@@ -20,7 +20,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import skcal.calibration
-from skcal._validation import InvalidParameterError
+from skcal._param_validation import InvalidParameterError
 from skcal.calibration import (
     HistogramBinningRecalibrator,
     IsotonicRecalibrator,

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from numpy.testing import assert_allclose
 from sklearn.metrics import brier_score_loss, log_loss
 
-from skcal._validation import InvalidParameterError
+from skcal._param_validation import InvalidParameterError
 from skcal.metrics import calibration_decomposition, expected_calibration_error
 from tests.metrics._reference import ref_views
 

@@ -12,7 +12,7 @@ from numpy.testing import assert_allclose
 from scipy.special import logsumexp
 
 import skcal.metrics._kernel as kernel_module
-from skcal._validation import InvalidParameterError
+from skcal._param_validation import InvalidParameterError
 from skcal.metrics import calibration_decomposition, kernel_calibration_error
 from skcal.metrics._kernel import _kernel_sums
 from tests.metrics._reference import ref_views

@@ -16,7 +16,7 @@ from numpy.testing import assert_allclose
 from scipy import integrate, optimize, stats
 from scipy.special import expit, logit
 
-from skcal._validation import InvalidParameterError
+from skcal._param_validation import InvalidParameterError
 from skcal.metrics import expected_calibration_error, logit_smoothed_ece
 from skcal.metrics._logit_smoothed import (
     _MAX_LOGIT,

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from numpy.testing import assert_allclose
 from scipy.optimize import brentq, linprog
 
-from skcal._validation import InvalidParameterError
+from skcal._param_validation import InvalidParameterError
 from skcal.metrics import smooth_ece, smooth_reliability_curve
 from tests.metrics._reference import plugin_ece, ref_views
 from tests.metrics._strategies import binary_data as _binary_data

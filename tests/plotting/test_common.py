@@ -12,7 +12,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import KFold, cross_validate
 
 import skcal.plotting
-from skcal._validation import InvalidParameterError
+from skcal._param_validation import InvalidParameterError
 from skcal.model_selection import cross_val_calibration
 from skcal.plotting import CalibrationSharpnessDisplay, ReliabilityDisplay
 from skcal.plotting._style import merge_style_kwargs
