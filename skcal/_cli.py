@@ -699,23 +699,15 @@ class _Problem:
         self.y, self.p, self.classes = y, p, classes
         self.binary, self.description = binary, description
 
-    def score(self, metric, sample_weight=None):
-        from sklearn.metrics import log_loss
-
-        from skcal.model_selection._cross_val import _evaluate
-
-        if not self.binary:
-            return _evaluate(metric, self.y, self.p, self.classes, sample_weight)
-        options = {} if sample_weight is None else {"sample_weight": sample_weight}
-        if metric is log_loss:
-            proba = np.column_stack([1 - self.p, self.p])
-            return float(log_loss(self.y, proba, labels=[0, 1], **options))
-        parameters = inspect.signature(metric).parameters
-        if "pos_label" in parameters:
-            options["pos_label"] = 1
-        if "labels" in parameters:
-            options["labels"] = [0, 1]
-        return float(metric(self.y, self.p, **options))
+    def score(self, measure, sample_weight=None):
+        if self.binary:
+            y_prob = np.column_stack([1.0 - self.p, self.p])
+            return measure.evaluate(
+                self.y, y_prob, classes=[0, 1], sample_weight=sample_weight
+            )
+        return measure.evaluate(
+            self.y, self.p, classes=self.classes, sample_weight=sample_weight
+        )
 
 
 def _positive_class(y, pos_label, y_name, column):
@@ -898,7 +890,7 @@ def _check_lengths(path, arrays):
 
 def _report(args):
     from skcal._bootstrap import bootstrap_intervals
-    from skcal.model_selection._cross_val import METRICS
+    from skcal.metrics._registry import MEASURES_BY_NAME as METRICS
 
     path, problem = _read_problem(args)
     if args.out is not None:

@@ -30,6 +30,7 @@ __all__ = [
     "validate_params",
 ]
 
+
 class InvalidParameterError(ValueError, TypeError):
     """Raised when a hyper-parameter does not satisfy its constraints.
 

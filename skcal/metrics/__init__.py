@@ -1,4 +1,4 @@
-"""Calibration measures for probabilistic classifiers."""
+"""Calibration measures for probabilistic classifiers, and their scorers."""
 
 # SPDX-License-Identifier: BSD-3-Clause
 
@@ -11,10 +11,15 @@ from skcal.metrics._cutoff import cutoff_calibration_error, cutoff_calibration_t
 from skcal.metrics._decomposition import calibration_decomposition
 from skcal.metrics._improvement import recalibration_improvement
 from skcal.metrics._kernel import kernel_calibration_error
-from skcal.metrics._lipschitz import smooth_calibration_error
 from skcal.metrics._logit_smoothed import logit_smoothed_ece
-from skcal.metrics._scorer import make_calibration_scorer
-from skcal.metrics._smooth import smooth_ece, smooth_reliability_curve
+from skcal.metrics._scorer import (
+    get_scorer,
+    get_scorer_names,
+    get_scorers,
+    make_calibration_scorer,
+)
+from skcal.metrics._smooth_calibration import smooth_calibration_error
+from skcal.metrics._smooth_ece import smooth_ece, smooth_reliability_curve
 
 __all__ = [
     "binned_calibration_error",
@@ -22,6 +27,9 @@ __all__ = [
     "cutoff_calibration_error",
     "cutoff_calibration_test",
     "expected_calibration_error",
+    "get_scorer",
+    "get_scorer_names",
+    "get_scorers",
     "kernel_calibration_error",
     "logit_smoothed_ece",
     "make_calibration_scorer",

@@ -5,7 +5,7 @@ residual over intervals of predictions. Its plug-in estimate is the range of
 the cumulative residual along the sorted predictions, so one sort and one
 cumulative sum give it in O(n log n). The sorted prefix sums computed here are
 also the input of the smooth calibration error
-(:func:`skcal.metrics._lipschitz.smooth_calibration_error`).
+(:func:`skcal.metrics._smooth_calibration.smooth_calibration_error`).
 """
 
 # SPDX-License-Identifier: BSD-3-Clause

@@ -21,13 +21,12 @@ from sklearn.metrics import get_scorer as _sklearn_get_scorer
 from sklearn.metrics import get_scorer_names as _sklearn_get_scorer_names
 from sklearn.utils.metadata_routing import MetadataRequest
 
-from skcal._param_validation import validate_params
-from skcal.metrics._binned import binned_calibration_error, expected_calibration_error
-from skcal.metrics._cutoff import cutoff_calibration_error
-from skcal.metrics._kernel import kernel_calibration_error
-from skcal.metrics._lipschitz import smooth_calibration_error
-from skcal.metrics._logit_smoothed import logit_smoothed_ece
-from skcal.metrics._smooth import smooth_ece
+from skcal._param_validation import validate_parameter_constraints, validate_params
+from skcal._validation import check_pos_label
+from skcal.metrics._registry import MEASURES, accepted_keywords
+
+# Arguments a scorer passes itself at every call, never fixed at construction.
+_CALL_ARGUMENTS = ("y_true", "y_prob", "sample_weight")
 
 
 class _CalibrationScorer:
@@ -82,13 +81,7 @@ class _CalibrationScorer:
             pos_label = options.pop("pos_label", None)
             if pos_label is None:
                 pos_label = classes[1]
-            matches = [i for i, c in enumerate(classes.tolist()) if c == pos_label]
-            if not matches:
-                raise ValueError(
-                    f"pos_label={pos_label!r} is not among the classes "
-                    f"{classes.tolist()} of the estimator."
-                )
-            proba = proba[:, matches[0]]
+            proba = proba[:, check_pos_label(classes, pos_label)]
             options["pos_label"] = pos_label
         options.setdefault("labels", classes)
         return self._sign * float(self._score_func(y_true, proba, **options))
@@ -129,6 +122,33 @@ class _CalibrationScorer:
         return request
 
 
+def _check_scorer_options(score_func, options):
+    """Reject, at construction, options the measure does not take or refuses.
+
+    A scorer whose options are wrong would otherwise fail in every fold,
+    and scikit-learn's model selection turns those failures into NaN scores.
+    """
+    name = getattr(score_func, "__name__", repr(score_func))
+    for argument in _CALL_ARGUMENTS:
+        if argument in options:
+            raise TypeError(
+                f"make_calibration_scorer got {argument}=...: the scorer passes "
+                f"{argument} to {name} at every call (sample weights through "
+                "metadata routing), so it cannot be fixed."
+            )
+    accepted = accepted_keywords(score_func)
+    unknown = [] if accepted is None else sorted(set(options) - accepted)
+    if unknown:
+        taken = sorted(accepted - {"y_true", "y_prob"})
+        raise TypeError(
+            f"{name} has no parameter {unknown[0]!r}; its options are "
+            f"{', '.join(taken)}."
+        )
+    constraints = getattr(score_func, "_skcal_parameter_constraints", None)
+    if constraints is not None:
+        validate_parameter_constraints(constraints, options, caller_name=name)
+
+
 @validate_params(
     {"score_func": [callable], "greater_is_better": ["boolean"], "kwargs": [dict]},
     prefer_skip_nested_validation=True,
@@ -139,7 +159,9 @@ def make_calibration_scorer(score_func, *, greater_is_better=False, **kwargs):
     The scorer calls ``predict_proba`` and passes the estimator's classes to
     the measure (as ``labels``, and for a binary problem the second class as
     ``pos_label`` unless one is given), so it works with labels of any type
-    and on cross-validation folds that lack a class.
+    and on cross-validation folds that lack a class. The options are checked
+    at once: a name the measure does not take, or a value its parameter
+    constraints refuse, raises here rather than in every fold.
 
     Parameters
     ----------
@@ -159,9 +181,19 @@ def make_calibration_scorer(score_func, *, greater_is_better=False, **kwargs):
         ``scorer(estimator, X, y_true, sample_weight=None)``, with
         ``set_score_request`` for metadata routing.
 
+    Raises
+    ------
+    TypeError
+        When ``score_func`` has no parameter of an option's name, or an
+        option is one the scorer passes itself (``y_true``, ``y_prob``,
+        ``sample_weight``).
+    InvalidParameterError
+        When an option's value violates the constraints of a skcal measure.
+
     See Also
     --------
-    skcal.model_selection.get_scorer : The named scorers.
+    get_scorer : The named scorers.
+    get_scorers : A ``{name: scorer}`` dict for ``scoring=``.
 
     Examples
     --------
@@ -174,20 +206,15 @@ def make_calibration_scorer(score_func, *, greater_is_better=False, **kwargs):
     >>> cross_val_score(GaussianNB(), X, y, scoring=scorer).round(3).tolist()
     [-0.076, -0.082, -0.046, -0.052, -0.046]
     """
+    _check_scorer_options(score_func, kwargs)
     return _CalibrationScorer(score_func, 1 if greater_is_better else -1, kwargs)
 
 
-_MEASURES = (
-    binned_calibration_error,
-    cutoff_calibration_error,
-    expected_calibration_error,
-    kernel_calibration_error,
-    logit_smoothed_ece,
-    smooth_calibration_error,
-    smooth_ece,
-)
-
-_SCORERS = {f"neg_{f.__name__}": make_calibration_scorer(f) for f in _MEASURES}
+_SCORERS = {
+    m.scorer: make_calibration_scorer(m.function)
+    for m in MEASURES
+    if m.module == "skcal.metrics"
+}
 
 
 def get_scorer(scoring):
@@ -206,23 +233,72 @@ def get_scorer(scoring):
 
     See Also
     --------
+    get_scorers : Several scorers at once, as a dict for ``scoring=``.
     get_scorer_names : All the names.
 
     Examples
     --------
-    >>> from skcal.model_selection import get_scorer
+    >>> from skcal.metrics import get_scorer
     >>> get_scorer("neg_smooth_ece")
     make_calibration_scorer(smooth_ece)
-
-    A dictionary of scorers for ``cross_validate`` or ``GridSearchCV`` can mix
-    skcal's and scikit-learn's names:
-
-    >>> scoring = {name: get_scorer(name)
-    ...            for name in ("neg_expected_calibration_error", "neg_brier_score")}
     """
     if isinstance(scoring, str) and scoring in _SCORERS:
         return copy.deepcopy(_SCORERS[scoring])
     return _sklearn_get_scorer(scoring)
+
+
+def get_scorers(names):
+    """Scorers for ``scoring=``, by name: skcal's and scikit-learn's, mixed.
+
+    scikit-learn resolves a string or a list of strings given as
+    ``scoring=`` from its own names only, and has no public way to add
+    names, so ``scoring="neg_expected_calibration_error"`` fails inside
+    :func:`~sklearn.model_selection.cross_val_score`. A dict of scorer
+    objects works everywhere: in ``cross_validate``, ``GridSearchCV`` (with
+    ``refit=`` one of the names) and ``cross_val_score`` (with one scorer).
+
+    Parameters
+    ----------
+    names : str or iterable of str
+        Scorer names from :func:`get_scorer_names`, e.g.
+        ``["neg_log_loss", "neg_smooth_ece"]``.
+
+    Returns
+    -------
+    scoring : dict
+        ``{name: scorer}``, in the order of ``names``, each a fresh scorer.
+
+    See Also
+    --------
+    get_scorer : One scorer.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.model_selection import cross_validate
+    >>> from sklearn.naive_bayes import GaussianNB
+    >>> from skcal.metrics import get_scorers
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> scoring = get_scorers(["neg_log_loss", "neg_expected_calibration_error"])
+    >>> result = cross_validate(GaussianNB(), X, y, scoring=scoring)
+    >>> sorted(key for key in result if key.startswith("test_"))
+    ['test_neg_expected_calibration_error', 'test_neg_log_loss']
+    >>> float(-result["test_neg_expected_calibration_error"].mean()) < 0.1
+    True
+    """
+    if isinstance(names, str):
+        names = [names]
+    scoring = {}
+    for name in names:
+        if not isinstance(name, str):
+            raise TypeError(
+                f"get_scorers takes scorer names (str), got {type(name).__name__}; "
+                "a callable scorer goes into the dict by hand."
+            )
+        scoring[name] = get_scorer(name)
+    if not scoring:
+        raise ValueError("get_scorers needs at least one scorer name.")
+    return scoring
 
 
 def get_scorer_names():
@@ -235,7 +311,7 @@ def get_scorer_names():
 
     Examples
     --------
-    >>> from skcal.model_selection import get_scorer_names
+    >>> from skcal.metrics import get_scorer_names
     >>> [name for name in get_scorer_names() if "calibration" in name]
     ['neg_binned_calibration_error', 'neg_cutoff_calibration_error', \
 'neg_expected_calibration_error', 'neg_kernel_calibration_error', \

@@ -2,7 +2,12 @@
 
 # SPDX-License-Identifier: BSD-3-Clause
 
-from skcal.metrics._scorer import get_scorer, get_scorer_names
+from skcal.metrics._scorer import (
+    get_scorer,
+    get_scorer_names,
+    get_scorers,
+    make_calibration_scorer,
+)
 from skcal.model_selection._cross_val import CrossValCalibration, cross_val_calibration
 
 __all__ = [
@@ -10,4 +15,6 @@ __all__ = [
     "cross_val_calibration",
     "get_scorer",
     "get_scorer_names",
+    "get_scorers",
+    "make_calibration_scorer",
 ]

@@ -10,13 +10,11 @@ computed once on the pool, and a bootstrap of the pool gives its interval.
 
 # SPDX-License-Identifier: BSD-3-Clause
 
-import inspect
 from numbers import Integral, Real
 
 import numpy as np
 from sklearn import get_config
 from sklearn.base import clone
-from sklearn.metrics import brier_score_loss, log_loss
 from sklearn.model_selection import check_cv, cross_val_predict
 from sklearn.utils import check_random_state, indexable
 from sklearn.utils.validation import has_fit_parameter
@@ -24,11 +22,7 @@ from sklearn.utils.validation import has_fit_parameter
 from skcal._bootstrap import bootstrap_intervals
 from skcal._param_validation import HasMethods, Interval, validate_params
 from skcal._validation import check_recalibration_target, check_sample_weight
-from skcal.metrics._scorer import _MEASURES
-
-# The measures cross_val_calibration knows by name: skcal's calibration
-# errors and scikit-learn's two proper scores.
-METRICS = {f.__name__: f for f in (*_MEASURES, brier_score_loss, log_loss)}
+from skcal.metrics._registry import MEASURES_BY_NAME, custom_measure
 
 # A calibration error alone rewards the mean-replacement baseline; the
 # default always pairs them with proper scores.
@@ -48,8 +42,8 @@ def _callable_name(metric):
     return getattr(inner, "__name__", type(inner).__name__)
 
 
-def _resolve_metrics(metrics):
-    """``{name: callable}`` from names, callables or a dict of both."""
+def resolve_metrics(metrics):
+    """``{name: Measure}`` from registered names, callables or a dict of both."""
     if isinstance(metrics, dict):
         items = list(metrics.items())
     else:
@@ -57,33 +51,19 @@ def _resolve_metrics(metrics):
     resolved = {}
     for name, metric in items:
         if isinstance(metric, str):
-            if metric not in METRICS:
+            if metric not in MEASURES_BY_NAME:
                 raise ValueError(
                     f"Unknown metric {metric!r}; use a callable or one of "
-                    f"{sorted(METRICS)}."
+                    f"{sorted(MEASURES_BY_NAME)}."
                 )
-            metric = METRICS[metric]
-        elif not callable(metric):
+            resolved[name] = MEASURES_BY_NAME[metric]
+        elif callable(metric):
+            resolved[name] = custom_measure(name, metric)
+        else:
             raise TypeError(f"metric {name!r} must be a name or a callable.")
-        resolved[name] = metric
     if not resolved:
         raise ValueError("metrics is empty: pass at least one measure.")
     return resolved
-
-
-def _evaluate(metric, y_true, proba, classes, sample_weight):
-    """One measure on predicted probabilities whose columns are ``classes``."""
-    parameters = inspect.signature(metric).parameters
-    options = {}
-    if sample_weight is not None:
-        options["sample_weight"] = sample_weight
-    if "labels" in parameters:
-        options["labels"] = classes
-    if proba.shape[1] == 2:
-        proba = proba[:, 1]
-        if "pos_label" in parameters:
-            options["pos_label"] = classes[1]
-    return float(metric(y_true, proba, **options))
 
 
 class CrossValCalibration:
@@ -289,7 +269,7 @@ def cross_val_calibration(
     >>> result.y_prob.shape
     (569, 2)
     """
-    resolved = _resolve_metrics(metrics)
+    resolved = resolve_metrics(metrics)
     X, y = indexable(X, y)
     _, classes = check_recalibration_target(y)
     y = np.asarray(y)
@@ -321,16 +301,19 @@ def cross_val_calibration(
         params=params,
     )
     value, per_fold = {}, {}
-    for name, metric in resolved.items():
-        value[name] = _evaluate(metric, y, y_prob, classes, sample_weight)
+    for name, measure in resolved.items():
+        value[name] = measure.evaluate(
+            y, y_prob, classes=classes, sample_weight=sample_weight
+        )
         per_fold[name] = np.array(
             [
-                _evaluate(
-                    metric,
+                measure.evaluate(
                     y[test],
                     y_prob[test],
-                    classes,
-                    None if sample_weight is None else sample_weight[test],
+                    classes=classes,
+                    sample_weight=None
+                    if sample_weight is None
+                    else sample_weight[test],
                 )
                 for _, test in splits
             ]
@@ -339,8 +322,8 @@ def cross_val_calibration(
     ci_high = dict.fromkeys(resolved, np.nan)
     if n_bootstrap:
         intervals = bootstrap_intervals(
-            lambda name, weights: _evaluate(
-                resolved[name], y, y_prob, classes, weights
+            lambda name, weights: resolved[name].evaluate(
+                y, y_prob, classes=classes, sample_weight=weights
             ),
             value,
             y.shape[0],

@@ -6,7 +6,7 @@ do not return yet: bootstrap bands of the smooth curve and intervals of its
 SmoothECE, per-bin intervals of the binned table, and the kernel
 calibration curve with its sharpness band on a uniform grid. It reuses the
 metrics' private machinery (the reflected-Gaussian smoother of
-``_smooth.py``, the bins of ``_binning.py``, the kernel sums of
+``_smooth_ece.py``, the bins of ``_binning.py``, the kernel sums of
 ``_kernel.py``) and never imports matplotlib.
 """
 
@@ -23,7 +23,7 @@ from skcal._bootstrap import bias_corrected_interval
 from skcal.metrics._binning import make_binning
 from skcal.metrics._kernel import _KERNEL_MASS, _kernel_sums
 from skcal.metrics._proper import binary_divergence, full_scores, group_predictions
-from skcal.metrics._smooth import (
+from skcal.metrics._smooth_ece import (
     _DENSITY_RTOL,
     _MIN_NODES,
     _bandwidth,

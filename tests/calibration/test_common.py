@@ -30,15 +30,9 @@ from skcal.calibration import (
     RecalibratedClassifierCV,
     TemperatureRecalibrator,
 )
+from skcal.discovery import all_recalibrators
 
-RECALIBRATORS = [
-    HistogramBinningRecalibrator,
-    IsotonicRecalibrator,
-    MeanReplacementRecalibrator,
-    ModifiedPlattRecalibrator,
-    PlattRecalibrator,
-    TemperatureRecalibrator,
-]
+RECALIBRATORS = [cls for _, cls in all_recalibrators()]
 
 
 def _frozen_logistic_regression():

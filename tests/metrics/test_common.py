@@ -1,7 +1,8 @@
-"""Checks every calibration measure must pass, over one registry.
+"""Checks every calibration measure must pass, over the registry.
 
-A new measure is added to ``ALL_MEASURES`` (with fixed options) and inherits
-every check here; measure-specific tests live in the measure's own file.
+Every calibration error of :func:`skcal.discovery.all_measures` inherits
+every check here, with its default options and with the option variants
+below; measure-specific tests live in the measure's own file.
 """
 
 # SPDX-License-Identifier: BSD-3-Clause
@@ -15,10 +16,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose
 
+from skcal.discovery import all_measures
 from skcal.metrics import (
     binned_calibration_error,
     cutoff_calibration_error,
-    expected_calibration_error,
     kernel_calibration_error,
     logit_smoothed_ece,
     smooth_calibration_error,
@@ -26,26 +27,26 @@ from skcal.metrics import (
 )
 from tests.metrics._strategies import binary_data
 
-ALL_MEASURES = {
-    "expected_calibration_error": expected_calibration_error,
+# Non-default options of registered measures, checked as measures of their own.
+VARIANTS = {
     "binned_l2": partial(binned_calibration_error, norm="l2"),
     "binned_max": partial(binned_calibration_error, norm="max"),
     "binned_l2_debiased": partial(binned_calibration_error, norm="l2", debias=True),
     "binned_quantile": partial(binned_calibration_error, strategy="quantile", n_bins=5),
-    "cutoff_calibration_error": cutoff_calibration_error,
-    "smooth_calibration_error": smooth_calibration_error,
     "smooth_calibration_error_grid": partial(
         smooth_calibration_error, method="grid", n_grid=50
     ),
-    "kernel_calibration_error": kernel_calibration_error,
     "kernel_calibration_error_epanechnikov": partial(
         kernel_calibration_error, kernel="epanechnikov"
     ),
     "kernel_calibration_error_log": partial(kernel_calibration_error, loss="log"),
-    "logit_smoothed_ece": logit_smoothed_ece,
     "logit_smoothed_ece_uniform": partial(logit_smoothed_ece, noise="uniform"),
-    "smooth_ece": smooth_ece,
     "smooth_ece_fixed_sigma": partial(smooth_ece, sigma=0.05),
+}
+
+ALL_MEASURES = {
+    **{m.name: m.function for m in all_measures(kind="calibration_error")},
+    **VARIANTS,
 }
 
 # Measures for which integer weights are not repeated rows, with the reason.

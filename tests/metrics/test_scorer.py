@@ -20,31 +20,17 @@ from sklearn.model_selection import (
 from sklearn.naive_bayes import GaussianNB
 from sklearn.svm import LinearSVC
 
+from skcal.discovery import all_measures
 from skcal.metrics import (
     binned_calibration_error,
-    cutoff_calibration_error,
     expected_calibration_error,
-    kernel_calibration_error,
-    logit_smoothed_ece,
     make_calibration_scorer,
-    smooth_calibration_error,
     smooth_ece,
 )
 from skcal.metrics._scorer import _SCORERS
 from skcal.model_selection import get_scorer, get_scorer_names
 
-MEASURES = {
-    f"neg_{f.__name__}": f
-    for f in (
-        binned_calibration_error,
-        cutoff_calibration_error,
-        expected_calibration_error,
-        kernel_calibration_error,
-        logit_smoothed_ece,
-        smooth_calibration_error,
-        smooth_ece,
-    )
-}
+MEASURES = {m.scorer: m.function for m in all_measures(kind="calibration_error")}
 SCORER_NAMES = sorted(MEASURES)
 
 # scikit-learn scorers mixed with skcal's in the multi-metric tests.
@@ -471,3 +457,102 @@ def test_scorer_repr():
     )
     scorer = make_calibration_scorer(smooth_ece, greater_is_better=True)
     assert repr(scorer) == "make_calibration_scorer(smooth_ece, greater_is_better=True)"
+
+
+# ---------------------------------------------------------------------------
+# get_scorers and the checks of make_calibration_scorer (issue 11)
+# ---------------------------------------------------------------------------
+
+
+def test_scorer_helpers_importable_from_both_modules():
+    """Check that the scorer helpers are the same objects in both packages."""
+    import skcal.metrics
+    import skcal.model_selection
+
+    for name in ("get_scorer", "get_scorers", "get_scorer_names"):
+        assert getattr(skcal.metrics, name) is getattr(skcal.model_selection, name)
+    assert skcal.metrics.make_calibration_scorer is (
+        skcal.model_selection.make_calibration_scorer
+    )
+
+
+def test_get_scorers_in_cross_validate(global_random_seed):
+    """Check that a dict of mixed names works in cross_validate, fold by fold."""
+    from skcal.metrics import get_scorers
+
+    rng = np.random.RandomState(global_random_seed)
+    X, y = _data(rng, kind="multiclass_str")
+    names = ["neg_log_loss", "neg_expected_calibration_error", "accuracy"]
+    scoring = get_scorers(names)
+    assert list(scoring) == names
+    splits = list(StratifiedKFold(3).split(X, y))
+    result = cross_validate(GaussianNB(), X, y, cv=splits, scoring=scoring)
+    expected = _manual_scores(
+        GaussianNB(), X, y, splits, MEASURES["neg_expected_calibration_error"]
+    )
+    assert_allclose(result["test_neg_expected_calibration_error"], expected)
+    assert_allclose(
+        result["test_neg_log_loss"],
+        cross_validate(GaussianNB(), X, y, cv=splits, scoring="neg_log_loss")[
+            "test_score"
+        ],
+    )
+
+
+def test_get_scorers_in_grid_search_with_refit(global_random_seed):
+    """Check GridSearchCV with a dict of mixed scorers and refit by one of them."""
+    from skcal.metrics import get_scorers
+
+    rng = np.random.RandomState(global_random_seed)
+    X, y = _data(rng)
+    search = GridSearchCV(
+        GaussianNB(),
+        {"var_smoothing": [1e-9, 1e-3, 1e-1]},
+        scoring=get_scorers(["neg_brier_score", "neg_smooth_ece"]),
+        refit="neg_smooth_ece",
+        cv=3,
+    ).fit(X, y)
+    ranks = search.cv_results_["rank_test_neg_smooth_ece"]
+    assert search.best_index_ == int(np.argmin(ranks))
+    assert "mean_test_neg_brier_score" in search.cv_results_
+
+
+def test_get_scorers_rejections():
+    """Check that get_scorers refuses non-names, unknown names and nothing."""
+    from skcal.metrics import get_scorers
+
+    assert list(get_scorers("neg_smooth_ece")) == ["neg_smooth_ece"]
+    with pytest.raises(TypeError, match="scorer names"):
+        get_scorers([expected_calibration_error])
+    with pytest.raises(ValueError, match="'neg_nonsense' is not a valid scoring"):
+        get_scorers(["neg_nonsense"])
+    with pytest.raises(ValueError, match="at least one"):
+        get_scorers([])
+
+
+def test_make_calibration_scorer_rejects_unknown_options():
+    """Check that a misspelt option fails at construction (it scored NaN before)."""
+    with pytest.raises(TypeError, match="has no parameter 'nbins'.*n_bins"):
+        make_calibration_scorer(expected_calibration_error, nbins=10)
+    for argument in ("y_true", "y_prob", "sample_weight"):
+        with pytest.raises(TypeError, match=f"{argument}=.*passes"):
+            make_calibration_scorer(expected_calibration_error, **{argument: [0]})
+
+
+def test_make_calibration_scorer_checks_values_against_constraints():
+    """Check that a value the measure's constraints refuse fails at construction."""
+    from skcal._param_validation import InvalidParameterError
+
+    with pytest.raises(InvalidParameterError, match="'n_bins' parameter of"):
+        make_calibration_scorer(expected_calibration_error, n_bins=0)
+    with pytest.raises(InvalidParameterError, match="'sigma' parameter of"):
+        make_calibration_scorer(smooth_ece, sigma=-1.0)
+
+
+def test_make_calibration_scorer_accepts_any_option_of_kwargs_functions():
+    """Check that a measure with **kwargs takes options unchecked."""
+
+    def measure(y_true, y_prob, **options):
+        return 0.0
+
+    assert make_calibration_scorer(measure, anything=1) is not None

@@ -20,30 +20,12 @@ from sklearn.model_selection import (
 from sklearn.naive_bayes import GaussianNB
 
 from skcal.calibration import IsotonicRecalibrator, RecalibratedClassifierCV
-from skcal.metrics import (
-    binned_calibration_error,
-    cutoff_calibration_error,
-    expected_calibration_error,
-    kernel_calibration_error,
-    logit_smoothed_ece,
-    smooth_calibration_error,
-    smooth_ece,
-)
+from skcal.discovery import all_measures
+from skcal.metrics import expected_calibration_error
 from skcal.model_selection import CrossValCalibration, cross_val_calibration
 
-SKCAL_MEASURES = {
-    f.__name__: f
-    for f in (
-        binned_calibration_error,
-        cutoff_calibration_error,
-        expected_calibration_error,
-        kernel_calibration_error,
-        logit_smoothed_ece,
-        smooth_calibration_error,
-        smooth_ece,
-    )
-}
-ALL_NAMES = [*sorted(SKCAL_MEASURES), "brier_score_loss", "log_loss"]
+SKCAL_MEASURES = {m.name: m.function for m in all_measures(kind="calibration_error")}
+ALL_NAMES = [m.name for m in all_measures()]
 # Cheap measures for the tests that bootstrap.
 FAST = ["expected_calibration_error", "cutoff_calibration_error", "brier_score_loss"]
 

@@ -402,7 +402,7 @@ def test_bounded_by_ece_of_distinct_predictions(global_random_seed):
     assert smooth_ece(y, p, sample_weight=w) <= ece + 1e-9
 
 
-def test_lipschitz_in_predictions_and_labels(global_random_seed):
+def test_smooth_calibration_in_predictions_and_labels(global_random_seed):
     """Check that the Wasserstein-Lipschitz bounds of claim 6 hold (Lemma 25)."""
     rng = np.random.RandomState(global_random_seed)
     y, p = _random_binary(rng, 200)
