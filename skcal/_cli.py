@@ -889,7 +889,7 @@ def _check_lengths(path, arrays):
 
 
 def _report(args):
-    from skcal._bootstrap import bootstrap_intervals
+    from skcal._utils._bootstrap import bootstrap_intervals
     from skcal.metrics._registry import MEASURES_BY_NAME as METRICS
 
     path, problem = _read_problem(args)

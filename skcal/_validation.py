@@ -28,6 +28,8 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
+from skcal._utils._weights import normalized_weights
+
 __all__ = [
     "DATA_CONSTRAINTS",
     "SCORE_KINDS",
@@ -72,7 +74,8 @@ class CalibrationData(NamedTuple):
         float64; the probability of the positive class when ``binary``, else
         the matrix whose columns follow ``classes``.
     sample_weight : ndarray of shape (n_samples,) or None
-        float64 non-negative weights with a positive sum, or None.
+        float64 non-negative weights divided by the largest one (which is
+        then 1), or None.
     classes : ndarray
         The labels in column order; for a 1-D ``y_prob``,
         ``[negative, positive]``.
@@ -81,6 +84,9 @@ class CalibrationData(NamedTuple):
     pos_index : int or None
         The column of ``pos_label`` in ``classes``; None for a multiclass
         problem when ``pos_label`` was not given.
+    weight_scale : float
+        The largest of the user's weights (1 when unweighted):
+        ``sample_weight * weight_scale`` are the weights as given.
     """
 
     y_true: np.ndarray
@@ -89,6 +95,7 @@ class CalibrationData(NamedTuple):
     classes: np.ndarray
     binary: bool
     pos_index: int | None
+    weight_scale: float = 1.0
 
 
 def _converted(x, name, dtype):
@@ -491,8 +498,11 @@ def check_calibration_inputs(
     p = _check_y_prob(y_prob)
     y = _check_y_true(y_true)
     _check_consistent_samples(y_true=y, y_prob=p)
-    n = p.shape[0]
-    w = check_sample_weight(sample_weight, n)
+    raw = check_sample_weight(sample_weight, p.shape[0])
+    # Only ratios of weights matter to a measure: scaled once, here, they
+    # neither under- nor overflow in any measure's arithmetic.
+    w = normalized_weights(raw)
+    scale = 1.0 if raw is None else float(raw.max())
     lab = None if labels is None else _check_labels(labels)
     seen = _unique_labels(y)
     if lab is None and p.ndim == 2 and hasattr(y_prob, "columns"):
@@ -500,54 +510,68 @@ def check_calibration_inputs(
         columns = _as_label_array(list(y_prob.columns), "y_prob.columns")
         if _same_set(columns, seen):
             lab = columns
+    if p.ndim == 1:
+        classes, y_index, pos_index = _binary_column(y, seen, lab, pos_label)
+    else:
+        classes, y_index, pos_index = _matrix_columns(y, seen, lab, p.shape[1])
+        if p.shape[1] == 2:
+            pos_index = 1 if pos_label is None else check_pos_label(classes, pos_label)
+            y_index, p = y_index == pos_index, p[:, pos_index]
+        elif pos_label is not None:
+            pos_index = check_pos_label(classes, pos_label)
+    return CalibrationData(
+        _readonly(y_index),
+        _readonly(p),
+        _readonly(w),
+        classes,
+        p.ndim == 1,
+        pos_index,
+        scale,
+    )
 
-    n_cols = 1 if p.ndim == 1 else p.shape[1]
-    if n_cols == 1:
-        # 1-D positive-class probabilities.
-        if lab is not None:
-            if lab.shape[0] != 2:
-                raise ValueError(
-                    f"labels has {lab.shape[0]} classes but a 1-D y_prob describes a "
-                    "binary problem: pass exactly 2 labels, or one column per class."
-                )
-            universe = lab
-        else:
-            if seen.shape[0] > 2:
-                raise ValueError(
-                    f"y_true has {seen.shape[0]} classes but y_prob is 1-D, which "
-                    "describes a binary problem: pass one column per class."
-                )
-            universe = seen
-        if pos_label is None:
-            pos_label = _default_pos_label(
-                universe, "y_true" if lab is None else "labels"
-            )
-        pos_in = [c for c in universe.tolist() if _same_label(c, pos_label)]
-        if lab is not None and not pos_in:
+
+def _binary_column(y, seen, lab, pos_label):
+    """Classes ``[negative, positive]`` and indicators for a 1-D ``y_prob``."""
+    if lab is not None:
+        if lab.shape[0] != 2:
             raise ValueError(
-                f"pos_label={pos_label!r} is not among labels {lab.tolist()}."
+                f"labels has {lab.shape[0]} classes but a 1-D y_prob describes a "
+                "binary problem: pass exactly 2 labels, or one column per class."
             )
-        if lab is None and not pos_in and seen.shape[0] == 2:
+        universe = lab
+    else:
+        if seen.shape[0] > 2:
             raise ValueError(
-                f"pos_label={pos_label!r} is not among the labels of y_true "
-                f"{seen.tolist()}."
+                f"y_true has {seen.shape[0]} classes but y_prob is 1-D, which "
+                "describes a binary problem: pass one column per class."
             )
-        negatives = [c for c in universe.tolist() if not _same_label(c, pos_label)]
-        if lab is not None:
-            _encode(y, lab)  # rejects labels outside `labels`
-        neg = negatives[0] if negatives else (0 if pos_label == 1 else None)
-        classes = np.array([neg, pos_label], dtype=object)
-        if type(neg) is type(pos_label):
-            classes = classes.astype(np.asarray([neg, pos_label]).dtype)
-        y_index = y == pos_label
-        if not isinstance(y_index, np.ndarray):
-            # Comparison of incompatible types (e.g. str labels, int pos_label).
-            y_index = np.zeros(n, dtype=bool)
-        return CalibrationData(
-            _readonly(y_index), _readonly(p), _readonly(w), classes, True, 1
+        universe = seen
+    if pos_label is None:
+        pos_label = _default_pos_label(universe, "y_true" if lab is None else "labels")
+    pos_in = [c for c in universe.tolist() if _same_label(c, pos_label)]
+    if lab is not None and not pos_in:
+        raise ValueError(f"pos_label={pos_label!r} is not among labels {lab.tolist()}.")
+    if lab is None and not pos_in and seen.shape[0] == 2:
+        raise ValueError(
+            f"pos_label={pos_label!r} is not among the labels of y_true "
+            f"{seen.tolist()}."
         )
+    negatives = [c for c in universe.tolist() if not _same_label(c, pos_label)]
+    if lab is not None:
+        _encode(y, lab)  # rejects labels outside `labels`
+    neg = negatives[0] if negatives else (0 if pos_label == 1 else None)
+    classes = np.array([neg, pos_label], dtype=object)
+    if type(neg) is type(pos_label):
+        classes = classes.astype(np.asarray([neg, pos_label]).dtype)
+    y_index = y == pos_label
+    if not isinstance(y_index, np.ndarray):
+        # Comparison of incompatible types (e.g. str labels, int pos_label).
+        y_index = np.zeros(y.shape[0], dtype=bool)
+    return classes, y_index, 1
 
-    # (n, K) probability matrix.
+
+def _matrix_columns(y, seen, lab, n_cols):
+    """Classes of the columns of an ``(n, K)`` ``y_prob`` and class indices."""
     if lab is not None:
         if lab.shape[0] != n_cols:
             raise ValueError(
@@ -564,21 +588,7 @@ def check_calibration_inputs(
             f"labels {seen.tolist()[:10]}: pass labels=... to name the class of each "
             "column."
         )
-    y_index = _encode(y, classes)
-    if n_cols == 2:
-        pos_col = 1 if pos_label is None else check_pos_label(classes, pos_label)
-        return CalibrationData(
-            _readonly(y_index == pos_col),
-            _readonly(p[:, pos_col]),
-            _readonly(w),
-            classes,
-            True,
-            pos_col,
-        )
-    pos_index = None if pos_label is None else check_pos_label(classes, pos_label)
-    return CalibrationData(
-        _readonly(y_index), _readonly(p), _readonly(w), classes, False, pos_index
-    )
+    return classes, _encode(y, classes), None
 
 
 def _readonly(a):

@@ -17,8 +17,8 @@ from sklearn.utils.metadata_routing import (
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted, column_or_1d, has_fit_parameter
 
-from skcal._indexing import take_rows
 from skcal._param_validation import HasMethods, fit_context
+from skcal._utils._indexing import take_rows
 from skcal._validation import check_recalibration_target, check_recalibration_weights
 from skcal.calibration._base import BaseRecalibrator, classifier_scores
 from skcal.calibration._platt import PlattRecalibrator

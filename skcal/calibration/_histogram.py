@@ -9,8 +9,8 @@ import numpy as np
 
 from skcal._docstrings import fill_doc
 from skcal._param_validation import Interval, StrOptions
+from skcal._utils._bins import Binning, bin_sums, make_binning
 from skcal.calibration._base import BinaryMapRecalibrator
-from skcal.metrics._binning import Binning, bin_sums, make_binning
 
 
 class _BinnedMap(NamedTuple):

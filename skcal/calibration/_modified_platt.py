@@ -13,15 +13,15 @@ from sklearn.utils import check_random_state
 
 from skcal._docstrings import fill_doc
 from skcal._param_validation import Interval, StrOptions
-from skcal.calibration._platt import PlattRecalibrator, Sigmoid, fit_sigmoid
-from skcal.metrics._cutoff import (
-    _cutoff_core,
+from skcal._utils._cumulative import (
     bootstrap_margin,
     bound_margin,
-    effective_sample_size,
-    null_statistics_one_view,
-    sort_groups,
+    cutoff_statistic,
+    null_statistics,
 )
+from skcal._utils._ties import Ties
+from skcal._utils._weights import effective_size
+from skcal.calibration._platt import PlattRecalibrator, Sigmoid, fit_sigmoid
 
 
 class _CheckedSigmoid(NamedTuple):
@@ -185,13 +185,13 @@ class ModifiedPlattRecalibrator(PlattRecalibrator):
     def _fit_map(self, x, y, sample_weight):
         sigmoid = fit_sigmoid(x, y, sample_weight)
         p = sigmoid(x)
-        error = _cutoff_core(y, p, sample_weight)
+        ties = Ties(p, sample_weight)
+        error = cutoff_statistic(y, p, sample_weight, ties)
         if self.tolerance == "paper":
-            n_effective = effective_sample_size(sample_weight, x.shape[0])
+            n_effective = effective_size(sample_weight, x.shape[0])
             tolerance = bound_margin(n_effective, self.alpha)
         elif self.tolerance == "bootstrap":
-            groups = sort_groups(p, sample_weight)
-            null = null_statistics_one_view(groups, self.n_bootstrap, self._rng)
+            null = null_statistics(ties, self.n_bootstrap, self._rng)
             tolerance = bootstrap_margin(null, self.alpha)
         else:
             tolerance = float(self.tolerance)

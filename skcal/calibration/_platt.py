@@ -8,6 +8,7 @@ import numpy as np
 from scipy.special import expit
 
 from skcal._docstrings import fill_doc
+from skcal._utils._weights import normalized_weights
 from skcal.calibration._base import BinaryMapRecalibrator
 
 # Newton's method stops when the largest component of the gradient of the
@@ -76,7 +77,7 @@ def fit_sigmoid(x, y, sample_weight=None):
     w = (
         np.ones(x.shape[0])
         if sample_weight is None
-        else sample_weight / sample_weight.max()
+        else normalized_weights(sample_weight)
     )
     total = float(w.sum())
     support = x if sample_weight is None else x[sample_weight > 0]

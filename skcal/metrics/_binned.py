@@ -16,8 +16,8 @@ from skcal._reduction import (
     reduce_measure,
     resolve_reduction,
 )
+from skcal._utils._bins import STRATEGIES, bin_sums, make_binning
 from skcal._validation import DATA_CONSTRAINTS, check_calibration_inputs
-from skcal.metrics._binning import STRATEGIES, bin_sums, make_binning
 
 _COMMON_CONSTRAINTS = {
     **DATA_CONSTRAINTS,
@@ -41,10 +41,6 @@ def _bin_gaps(y, p, sample_weight, n_bins, strategy, moments=False):
 
 def _binned_error_core(y, p, sample_weight, *, n_bins, strategy, norm, debias):
     """The binned calibration error of one binary view (float64 inputs)."""
-    if debias and sample_weight is not None:
-        # Squared weights under- or overflow at extreme scales; only ratios
-        # matter, so bring the largest weight to 1.
-        sample_weight = sample_weight / sample_weight.max()
     _, sums, mean_p, mean_y = _bin_gaps(
         y, p, sample_weight, n_bins, strategy, moments=debias
     )
@@ -387,7 +383,7 @@ def reliability_table(
     return Bunch(
         bin_lower=binning.edges[:-1].copy(),
         bin_upper=binning.edges[1:].copy(),
-        weight=sums.weight,
+        weight=sums.weight * data.weight_scale,
         count=sums.count.astype(np.int64),
         mean_predicted=mean_p,
         event_rate=mean_y,

@@ -10,9 +10,7 @@ also the input of the smooth calibration error
 
 # SPDX-License-Identifier: BSD-3-Clause
 
-import math
 from numbers import Integral, Real
-from typing import NamedTuple
 
 import numpy as np
 from sklearn.utils import Bunch, check_random_state
@@ -25,107 +23,17 @@ from skcal._reduction import (
     reduce_measure,
     resolve_reduction,
 )
+from skcal._utils._cumulative import (
+    bootstrap_margin,
+    bound_margin,
+    cutoff_statistic,
+    null_statistics,
+    range_with_zero,
+    residual_prefix_sums,
+)
+from skcal._utils._ties import Ties
+from skcal._utils._weights import effective_size
 from skcal._validation import DATA_CONSTRAINTS, check_calibration_inputs
-
-# The constants of Proposition 4.1 of Rossellini et al. (2025): with
-# probability at least 1 - delta, the plug-in estimate is within
-# (20 + sqrt(2 log(1 / delta))) / sqrt(n) of the population error.
-_RADEMACHER_CONSTANT = 20.0
-
-# Bootstrap labels drawn per block (a block of draws is one 2-D array).
-_BOOTSTRAP_BLOCK = 1 << 18
-
-
-class SortedGroups(NamedTuple):
-    """One binary view's predictions, sorted once, with their tie groups.
-
-    Attributes
-    ----------
-    order : ndarray of shape (n_samples,)
-        The permutation that sorts the predictions.
-    p_sorted : ndarray of shape (n_samples,)
-        The sorted predictions.
-    w_sorted : ndarray of shape (n_samples,) or None
-        The sample weights in sorted order, divided by the largest one (only
-        ratios matter, and products with tiny weights would underflow), or
-        None when unweighted.
-    ends : ndarray of shape (n_groups,)
-        The position, in sorted order, of the last row of each group of
-        identical predictions.
-    total_weight : float
-        The sum of the weights in ``w_sorted`` (the number of rows when
-        unweighted).
-    """
-
-    order: np.ndarray
-    p_sorted: np.ndarray
-    w_sorted: np.ndarray | None
-    ends: np.ndarray
-    total_weight: float
-
-    @property
-    def values(self):
-        """The distinct predictions, in increasing order."""
-        if self.ends.shape[0] == self.p_sorted.shape[0]:
-            return self.p_sorted
-        return self.p_sorted[self.ends]
-
-
-def sort_groups(p, sample_weight):
-    """Sort the predictions of one binary view and find their tie groups."""
-    order = np.argsort(p)
-    p_sorted = p[order]
-    ends = np.flatnonzero(p_sorted[1:] != p_sorted[:-1])
-    ends = np.append(ends, p.shape[0] - 1)
-    if sample_weight is None:
-        return SortedGroups(order, p_sorted, None, ends, float(p.shape[0]))
-    w_sorted = sample_weight[order]
-    w_sorted /= w_sorted.max()
-    return SortedGroups(order, p_sorted, w_sorted, ends, float(w_sorted.sum()))
-
-
-def residual_prefix_sums(groups, y, *, presorted=False):
-    """Normalised cumulative residuals at the end of each tie group.
-
-    Parameters
-    ----------
-    groups : SortedGroups
-        The sorted predictions (see :func:`sort_groups`).
-    y : ndarray of shape (n_samples,) or (n_draws, n_samples)
-        Outcomes in [0, 1], in the original row order; one set per row of a
-        2-D array.
-    presorted : bool, default=False
-        Whether ``y`` is already in the sorted order of the predictions.
-
-    Returns
-    -------
-    prefix : ndarray of shape (n_groups,) or (n_draws, n_groups)
-        ``prefix[..., k]`` is the weighted sum of ``y - p`` over the rows
-        whose prediction is at most the ``k``-th distinct prediction,
-        divided by the total weight.
-    """
-    residual = (y if presorted else y[..., groups.order]).astype(np.float64)
-    residual -= groups.p_sorted
-    if groups.w_sorted is not None:
-        residual *= groups.w_sorted
-    np.cumsum(residual, axis=-1, out=residual)
-    if groups.ends.shape[0] < groups.p_sorted.shape[0]:
-        # `take` keeps rows contiguous (fancy indexing would not), and
-        # reductions along them fast.
-        residual = residual.take(groups.ends, axis=-1)
-    residual /= groups.total_weight
-    return residual
-
-
-def _range_with_zero(prefix):
-    """``max(0, prefix) - min(0, prefix)`` along the last axis: the cutoff error."""
-    return np.maximum(prefix.max(axis=-1), 0.0) - np.minimum(prefix.min(axis=-1), 0.0)
-
-
-def _cutoff_core(y, p, sample_weight):
-    """The cutoff calibration error of one binary view (float64 inputs)."""
-    prefix = residual_prefix_sums(sort_groups(p, sample_weight), y)
-    return float(_range_with_zero(prefix))
 
 
 @validate_params(
@@ -239,7 +147,7 @@ def cutoff_calibration_error(
     """
     data = check_calibration_inputs(y_true, y_prob, sample_weight, pos_label, labels)
     return reduce_measure(
-        data, reduction, _cutoff_core, return_per_class=return_per_class
+        data, reduction, cutoff_statistic, return_per_class=return_per_class
     )
 
 
@@ -248,18 +156,18 @@ def cutoff_calibration_error(
 # ---------------------------------------------------------------------------
 
 
-def _null_statistics(data, reduction, groups, n_bootstrap, rng):
+def _null_statistics(data, reduction, ties, n_bootstrap, rng):
     """The test statistic on ``n_bootstrap`` label sets drawn from the model.
 
     The predictions do not change between draws, so every view is sorted
-    once (``groups``) and each draw costs a cumulative sum per view. With a
+    once (``ties``) and each draw costs a cumulative sum per view. With a
     single view (``"positive"``, ``"top_label"``) its labels are independent
     Bernoulli draws with the view's probabilities, drawn in sorted order;
     ``"classwise"`` draws whole labels from each row, so that the classes
     are drawn jointly.
     """
-    if len(groups) == 1:
-        return null_statistics_one_view(groups[0], n_bootstrap, rng)
+    if len(ties) == 1:
+        return null_statistics(ties[0], n_bootstrap, rng)
     null = np.empty(n_bootstrap)
     n = data.y_prob.shape[0]
     cumulative = None if data.binary else np.cumsum(data.y_prob, axis=1)
@@ -276,63 +184,11 @@ def _null_statistics(data, reduction, groups, n_bootstrap, rng):
         views = binary_views(data._replace(y_true=y_true), reduction)
         null[b] = np.mean(
             [
-                float(_range_with_zero(residual_prefix_sums(g, y)))
-                for g, (y, _) in zip(groups, views, strict=True)
+                float(range_with_zero(residual_prefix_sums(t, y)))
+                for t, (y, _) in zip(ties, views, strict=True)
             ]
         )
     return null
-
-
-def null_statistics_one_view(groups, n_bootstrap, rng):
-    """The cutoff error of one binary view on labels redrawn from its predictions.
-
-    Each of the ``n_bootstrap`` draws gives every row an independent
-    Bernoulli label with its predicted probability. Draws come in blocks of
-    at most ``_BOOTSTRAP_BLOCK`` labels; the stream of random numbers, hence
-    the result, does not depend on the block size.
-    """
-    null = np.empty(n_bootstrap)
-    n = groups.p_sorted.shape[0]
-    step = max(1, min(n_bootstrap, _BOOTSTRAP_BLOCK // n))
-    for start in range(0, n_bootstrap, step):
-        stop = min(start + step, n_bootstrap)
-        y = rng.random_sample((stop - start, n)) < groups.p_sorted
-        null[start:stop] = _range_with_zero(
-            residual_prefix_sums(groups, y, presorted=True)
-        )
-    return null
-
-
-def effective_sample_size(sample_weight, n_samples):
-    """Number of rows, or Kish's effective size ``W**2 / sum(w**2)``."""
-    if sample_weight is None:
-        return float(n_samples)
-    # Rescale first: only ratios matter, and squares may under- or overflow.
-    w = sample_weight / sample_weight.max()
-    return float(w.sum() ** 2 / np.dot(w, w))
-
-
-def bound_margin(n_effective, alpha):
-    """Proposition 4.1's allowance ``(20 + sqrt(2 log(1 / alpha))) / sqrt(n)``."""
-    return (_RADEMACHER_CONSTANT + math.sqrt(2.0 * math.log(1.0 / alpha))) / (
-        math.sqrt(n_effective)
-    )
-
-
-def bootstrap_margin(null, alpha):
-    """The bootstrap allowance: the ``k``-th largest draw of the null statistic.
-
-    ``k`` is the largest integer with ``k / (B + 1) <= alpha``, so that a
-    statistic is beyond the margin exactly when fewer than ``k`` of the
-    ``B`` draws reach it; infinite when ``k = 0`` (too few draws).
-    """
-    n_bootstrap = null.shape[0]
-    k = int(math.floor(alpha * (n_bootstrap + 1)))
-    while (k + 1) / (n_bootstrap + 1.0) <= alpha:
-        k += 1
-    while k > 0 and k / (n_bootstrap + 1.0) > alpha:
-        k -= 1
-    return float(np.sort(null)[-k]) if k > 0 else math.inf
 
 
 @validate_params(
@@ -534,16 +390,16 @@ def cutoff_calibration_test(
     data = check_calibration_inputs(y_true, y_prob, sample_weight, pos_label, labels)
     reduction = resolve_reduction(data, reduction)
     views = list(binary_views(data, reduction))
-    groups = [sort_groups(p, data.sample_weight) for _, p in views]
+    ties = [Ties(p, data.sample_weight) for _, p in views]
     statistic = float(
         np.mean(
             [
-                float(_range_with_zero(residual_prefix_sums(g, y)))
-                for g, (y, _) in zip(groups, views, strict=True)
+                cutoff_statistic(y, p, data.sample_weight, t)
+                for t, (y, p) in zip(ties, views, strict=True)
             ]
         )
     )
-    n_effective = effective_sample_size(data.sample_weight, data.y_prob.shape[0])
+    n_effective = effective_size(data.sample_weight, data.y_prob.shape[0])
     if method == "bound":
         margin = bound_margin(n_effective, alpha)
         threshold = tolerance - margin
@@ -551,7 +407,7 @@ def cutoff_calibration_test(
         certified = statistic <= threshold
     else:
         rng = check_random_state(random_state)
-        null = _null_statistics(data, reduction, groups, n_bootstrap, rng)
+        null = _null_statistics(data, reduction, ties, n_bootstrap, rng)
         exceed = int(np.count_nonzero(null >= tolerance - statistic))
         p_value = (1.0 + exceed) / (n_bootstrap + 1.0)
         certified = p_value <= alpha

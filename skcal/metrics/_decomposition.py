@@ -10,6 +10,8 @@ from sklearn.utils import Bunch
 from skcal._docstrings import fill_doc
 from skcal._param_validation import StrOptions, validate_params
 from skcal._reduction import binary_views, resolve_reduction
+from skcal._utils._ties import Ties
+from skcal._utils._weights import drop_zero_weight
 from skcal._validation import DATA_CONSTRAINTS, check_calibration_inputs
 from skcal.metrics._proper import (
     FULL_BINARY_FACTOR,
@@ -17,8 +19,6 @@ from skcal.metrics._proper import (
     binary_divergence,
     binary_entropy,
     binary_score,
-    drop_zero_weight,
-    group_predictions,
     vector_divergence,
     vector_entropy,
     vector_score,
@@ -40,9 +40,9 @@ def _binary_terms(y, p, sample_weight, loss, method):
     differences of CORP because the score is affine in the outcome.
     """
     sample_weight, y, p = drop_zero_weight(sample_weight, y, p)
-    groups = group_predictions(p, sample_weight)
+    groups = Ties(p, sample_weight)
     total = groups.weight.sum()
-    rate = groups.sum(y, sample_weight) / groups.weight
+    rate = groups.sum(y) / groups.weight
     base_rate = float(np.dot(groups.weight, rate) / total)
     if method == "isotonic":
         recalibrated = isotonic_regression(
@@ -61,7 +61,7 @@ def _binary_terms(y, p, sample_weight, loss, method):
 def _vector_terms(y_index, P, sample_weight, loss):
     """The exact decomposition of a multiclass score, grouping identical rows."""
     sample_weight, y_index, P = drop_zero_weight(sample_weight, y_index, P)
-    groups = group_predictions(P, sample_weight)
+    groups = Ties(P, sample_weight)
     n_groups, n_classes = groups.values.shape
     counts = np.bincount(
         groups.inverse * n_classes + y_index,

@@ -13,8 +13,9 @@ from sklearn.utils import Bunch
 
 from skcal._docstrings import fill_doc
 from skcal._param_validation import Interval, StrOptions, validate_params
+from skcal._utils._weights import drop_zero_weight
 from skcal._validation import check_calibration_inputs
-from skcal.metrics._proper import LOSSES, drop_zero_weight, full_scores
+from skcal.metrics._proper import LOSSES, full_scores
 
 
 def _check_inputs(name, y_true, y_prob, sample_weight, pos_label, labels):

@@ -18,12 +18,12 @@ from skcal._reduction import (
     reduce_measure,
     resolve_reduction,
 )
+from skcal._utils._ties import Ties
 from skcal._validation import DATA_CONSTRAINTS, check_calibration_inputs
 from skcal.metrics._proper import (
     LOSSES,
     binary_divergence,
     full_scores,
-    group_predictions,
 )
 
 KERNELS = ("gaussian", "epanechnikov")
@@ -284,13 +284,13 @@ def _kernel_estimate(y, p, sample_weight, *, loss, kernel, bandwidth, full_loss=
     (``groups``), the kernel sum of the weights, the event rate and, when
     ``full_loss`` is given, the smoothed full loss.
     """
-    groups = group_predictions(p, sample_weight)
-    events = groups.sum(y, sample_weight)
+    groups = Ties(p, sample_weight)
+    events = groups.sum(y)
     sums = [groups.weight, events]
     if full_loss is not None:
         finite = np.isfinite(full_loss)
-        sums.append(groups.sum(np.where(finite, full_loss, 0.0), sample_weight))
-        infinite_weight = groups.sum(~finite, sample_weight)
+        sums.append(groups.sum(np.where(finite, full_loss, 0.0)))
+        infinite_weight = groups.sum(~finite)
     source = groups.weight > 0
     values = np.column_stack([s[source] for s in sums])
     kernel_sums = _kernel_sums(
@@ -303,7 +303,7 @@ def _kernel_estimate(y, p, sample_weight, *, loss, kernel, bandwidth, full_loss=
     # and strictly between otherwise, whatever the rounding of the sums: the
     # log loss of a prediction of exactly 0 or 1 depends on it.
     has_event = _reaches(groups, events > 0, kernel, bandwidth)
-    nonevents = groups.sum(1.0 - np.asarray(y, dtype=np.float64), sample_weight)
+    nonevents = groups.sum(1.0 - np.asarray(y, dtype=np.float64))
     has_nonevent = _reaches(groups, nonevents > 0, kernel, bandwidth)
     np.clip(rate, 0.0, 1.0, out=rate)
     rate[~has_event] = 0.0

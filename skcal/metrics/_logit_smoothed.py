@@ -19,6 +19,7 @@ from sklearn.utils import check_random_state
 from skcal._docstrings import fill_doc
 from skcal._param_validation import Interval, StrOptions, validate_params
 from skcal._reduction import REDUCTION_CONSTRAINTS, reduce_measure
+from skcal._utils._weights import drop_zero_weight
 from skcal._validation import DATA_CONSTRAINTS, check_calibration_inputs
 
 # Logits are clipped to [-logit(1 - _EPS), logit(1 - _EPS)], i.e. probabilities
@@ -55,18 +56,15 @@ def _logits(p):
 
 
 def _positive(y, p, w):
-    """Drop rows of zero weight and scale the largest weight to 1.
+    """Drop rows of zero weight; unit weights when unweighted.
 
-    Only ratios of weights matter; scaling keeps the kernel sums (and the
-    sign tests on their products) away from under- and overflow.
+    The contract scaled the largest weight to 1, which keeps the kernel sums
+    (and the sign tests on their products) away from under- and overflow.
     """
     if w is None:
         return y, p, np.ones(p.shape[0])
-    keep = w > 0
-    w = w / w.max()
-    if keep.all():
-        return y, p, w
-    return y[keep], p[keep], w[keep]
+    w, y, p = drop_zero_weight(w, y, p)
+    return y, p, w
 
 
 # ---------------------------------------------------------------------------

@@ -30,8 +30,6 @@ Probability 0 on an outcome that occurs scores ``+inf`` under the log loss;
 
 # SPDX-License-Identifier: BSD-3-Clause
 
-from typing import NamedTuple
-
 import numpy as np
 from scipy.special import entr, rel_entr
 
@@ -198,108 +196,8 @@ def vector_entropy(Q, loss):
 
 
 # ---------------------------------------------------------------------------
-# Grouping of identical predictions
-# ---------------------------------------------------------------------------
-
-
-class PredictionGroups(NamedTuple):
-    """Samples grouped by identical prediction, in increasing order.
-
-    Attributes
-    ----------
-    values : ndarray of shape (n_groups,) or (n_groups, n_classes)
-        The distinct predictions, sorted (lexicographically for rows).
-    inverse : ndarray of shape (n_samples,)
-        The group of each sample.
-    weight : ndarray of shape (n_groups,)
-        Total sample weight of each group (its size when unweighted).
-    """
-
-    values: np.ndarray
-    inverse: np.ndarray
-    weight: np.ndarray
-
-    def sum(self, values, sample_weight=None):
-        """Weighted sum of per-sample ``values`` within each group.
-
-        Parameters
-        ----------
-        values : ndarray of shape (n_samples,)
-            Numbers to add up.
-        sample_weight : ndarray of shape (n_samples,) or None
-            The weights (those used to build the groups).
-
-        Returns
-        -------
-        sums : ndarray of shape (n_groups,)
-        """
-        values = np.asarray(values, dtype=np.float64)
-        if sample_weight is not None:
-            values = values * sample_weight
-        return np.bincount(self.inverse, weights=values, minlength=len(self.weight))
-
-
-def group_predictions(p, sample_weight=None):
-    """Group samples whose predictions are identical, in O(n log n).
-
-    Parameters
-    ----------
-    p : ndarray of shape (n_samples,) or (n_samples, n_classes)
-        Predicted probabilities (of an event) or probability vectors. Rows
-        are identical when all their entries compare equal.
-    sample_weight : ndarray of shape (n_samples,) or None
-        Non-negative weights.
-
-    Returns
-    -------
-    groups : PredictionGroups
-    """
-    n = p.shape[0]
-    if p.ndim == 1:
-        order = np.argsort(p)
-        sorted_p = p[order]
-        starts = np.empty(n, dtype=bool)
-        starts[:1] = True
-        np.not_equal(sorted_p[1:], sorted_p[:-1], out=starts[1:])
-    else:
-        order = np.lexsort(p.T[::-1])
-        sorted_p = p[order]
-        starts = np.empty(n, dtype=bool)
-        starts[:1] = True
-        np.any(sorted_p[1:] != sorted_p[:-1], axis=1, out=starts[1:])
-    inverse = np.empty(n, dtype=np.intp)
-    inverse[order] = np.cumsum(starts) - 1
-    values = sorted_p[starts]
-    weight = np.bincount(
-        inverse, weights=sample_weight, minlength=values.shape[0]
-    ).astype(np.float64, copy=False)
-    return PredictionGroups(values, inverse, weight)
-
-
-# ---------------------------------------------------------------------------
 # Validated data
 # ---------------------------------------------------------------------------
-
-
-def drop_zero_weight(sample_weight, *arrays):
-    """Remove the rows of zero weight, so that ``0 * inf`` never arises.
-
-    Parameters
-    ----------
-    sample_weight : ndarray of shape (n_samples,) or None
-        Non-negative weights.
-    *arrays : ndarray
-        Arrays whose first axis has length ``n_samples``.
-
-    Returns
-    -------
-    sample_weight, *arrays
-        The same objects, restricted to the rows of positive weight.
-    """
-    if sample_weight is None or sample_weight.min() > 0:
-        return (sample_weight, *arrays)
-    keep = sample_weight > 0
-    return (sample_weight[keep], *(a[keep] for a in arrays))
 
 
 def full_scores(data, loss):

@@ -18,9 +18,10 @@ import numpy as np
 from skcal._docstrings import fill_doc
 from skcal._param_validation import Interval, StrOptions, validate_params
 from skcal._reduction import REDUCTION_CONSTRAINTS, reduce_measure
+from skcal._utils._bins import make_binning
+from skcal._utils._cumulative import residual_prefix_sums
+from skcal._utils._ties import Ties
 from skcal._validation import DATA_CONSTRAINTS, check_calibration_inputs
-from skcal.metrics._binning import make_binning
-from skcal.metrics._cutoff import residual_prefix_sums, sort_groups
 
 
 def _lipschitz_dual(values, prefix):
@@ -85,10 +86,10 @@ def _lipschitz_dual(values, prefix):
 
 def _smooth_core(y, p, sample_weight, *, method, n_grid):
     """The smooth calibration error of one binary view (float64 inputs)."""
-    groups = sort_groups(p, sample_weight)
-    prefix = residual_prefix_sums(groups, y)
-    values = groups.values
-    del groups  # the sort order is no longer needed
+    ties = Ties(p, sample_weight)
+    prefix = residual_prefix_sums(ties, y)
+    values = ties.values
+    del ties  # the sort order is no longer needed
     if method == "exact" or (method == "auto" and values.shape[0] <= n_grid):
         return float(_lipschitz_dual(values, prefix))
     # Move the residual of every distinct value to the centre of its cell

@@ -19,8 +19,8 @@ from sklearn.model_selection import check_cv, cross_val_predict
 from sklearn.utils import check_random_state, indexable
 from sklearn.utils.validation import has_fit_parameter
 
-from skcal._bootstrap import bootstrap_intervals
 from skcal._param_validation import HasMethods, Interval, validate_params
+from skcal._utils._bootstrap import bootstrap_intervals
 from skcal._validation import check_recalibration_target, check_sample_weight
 from skcal.metrics._registry import MEASURES_BY_NAME, custom_measure
 

@@ -10,8 +10,8 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from skcal._docstrings import fill_doc
-from skcal._indexing import take_rows
 from skcal._param_validation import validate_parameter_constraints
+from skcal._utils._indexing import take_rows
 
 REF_LINE_LABEL = "Perfectly calibrated"
 

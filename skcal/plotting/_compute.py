@@ -19,10 +19,11 @@ from scipy import fft, sparse
 from scipy.special import ndtri
 from sklearn.utils import Bunch
 
-from skcal._bootstrap import bias_corrected_interval
-from skcal.metrics._binning import make_binning
+from skcal._utils._bins import make_binning
+from skcal._utils._bootstrap import bias_corrected_interval
+from skcal._utils._ties import Ties
 from skcal.metrics._kernel import _KERNEL_MASS, _kernel_sums
-from skcal.metrics._proper import binary_divergence, full_scores, group_predictions
+from skcal.metrics._proper import binary_divergence, full_scores
 from skcal.metrics._smooth_ece import (
     _DENSITY_RTOL,
     _MIN_NODES,
@@ -436,19 +437,19 @@ def kernel_curve(data, view, *, loss, kernel, bandwidth, n_points):
     y, p = view
     w = data.sample_weight
     full_loss = full_scores(data, loss)
-    groups = group_predictions(p, w)
+    groups = Ties(p, w)
     finite = np.isfinite(full_loss)
     source = groups.weight > 0
-    events = groups.sum(y, w)[source]
+    events = groups.sum(y)[source]
     values = np.column_stack(
         [
             groups.weight[source],
             events,
-            groups.sum(np.where(finite, full_loss, 0.0), w)[source],
+            groups.sum(np.where(finite, full_loss, 0.0))[source],
         ]
     )
     points = groups.values[source]
-    infinite = groups.sum(~finite, w)[source] > 0
+    infinite = groups.sum(~finite)[source] > 0
     grid = np.linspace(0.0, 1.0, n_points)
     sums = _kernel_sums(grid, points, values, kernel, bandwidth)
     total = values[:, 0].sum()

@@ -9,13 +9,13 @@ from sklearn.utils import check_random_state
 
 from skcal._param_validation import Interval, StrOptions
 from skcal._reduction import REDUCTIONS, binary_views, resolve_reduction
+from skcal._utils._bins import STRATEGIES
 from skcal._validation import DATA_CONSTRAINTS, check_calibration_inputs
 from skcal.metrics import (
     expected_calibration_error,
     reliability_table,
     smooth_reliability_curve,
 )
-from skcal.metrics._binning import STRATEGIES
 from skcal.plotting._base import (
     check_matplotlib,
     doc_filler,
@@ -647,7 +647,11 @@ class ReliabilityDisplay:
         )
         reduction = resolve_reduction(data, reduction)
         rng = check_random_state(random_state)
-        w = data.sample_weight
+        w = (
+            None
+            if data.sample_weight is None
+            else data.sample_weight * data.weight_scale
+        )
         views = []
         for y, p in binary_views(data, reduction):
             if kind == "smooth":

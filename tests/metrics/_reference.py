@@ -1,6 +1,6 @@
 """Brute-force reference implementations of the binned measures.
 
-Written independently of ``skcal.metrics._binning``: bins are found by an
+Written independently of ``skcal._utils._bins``: bins are found by an
 explicit loop over bins and comparisons with the edges, quantiles by walking
 the cumulative weight, and reductions by loops over samples.
 """

@@ -532,7 +532,7 @@ def test_float32_rounding_changes_little(data, options):
     """
     from hypothesis import assume
 
-    from skcal.metrics._binning import make_binning
+    from skcal._utils._bins import make_binning
 
     y, p64 = data
     p32 = p64.astype(np.float32).astype(np.float64)

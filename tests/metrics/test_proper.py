@@ -18,9 +18,7 @@ from skcal.metrics._proper import (
     binary_divergence,
     binary_entropy,
     binary_score,
-    drop_zero_weight,
     full_scores,
-    group_predictions,
     vector_divergence,
     vector_entropy,
     vector_score,
@@ -221,63 +219,3 @@ def test_full_scores_match_scikit_learn(global_random_seed, k):
     data = check_calibration_inputs(yb, p)
     assert_allclose(full_scores(data, "brier").mean(), 2 * brier_score_loss(yb, p))
     assert_allclose(full_scores(data, "log").mean(), log_loss(yb, p), rtol=1e-12)
-
-
-def ref_groups(p, w):
-    """Groups of identical predictions by a dict: value -> (weight, members)."""
-    groups = {}
-    for i, row in enumerate(p):
-        key = tuple(np.atleast_1d(row).tolist())
-        weight, members = groups.get(key, (0.0, []))
-        groups[key] = (weight + (1.0 if w is None else w[i]), [*members, i])
-    return groups
-
-
-@pytest.mark.parametrize("k", [None, 3])
-@pytest.mark.parametrize("weighted", [False, True])
-def test_group_predictions_matches_dict_grouping(global_random_seed, k, weighted):
-    """Check grouping of identical predictions against a dictionary."""
-    rng = np.random.RandomState(global_random_seed)
-    n = 200
-    if k is None:
-        p = rng.choice([0.0, 0.1, 0.25, 0.5, 1.0], size=n)
-    else:
-        pool = _simplex(rng, 6, k)
-        p = pool[rng.randint(6, size=n)]
-    w = rng.uniform(0, 2, size=n) if weighted else None
-    groups = group_predictions(p, w)
-    expected = ref_groups(p, w)
-    assert len(groups.weight) == len(expected)
-    keys = [tuple(np.atleast_1d(v).tolist()) for v in groups.values]
-    assert keys == sorted(expected)
-    for g, key in enumerate(keys):
-        weight, members = expected[key]
-        assert_allclose(groups.weight[g], weight, rtol=1e-12)
-        assert_array_equal(np.flatnonzero(groups.inverse == g), members)
-    values = rng.uniform(size=n)
-    sums = groups.sum(values, w)
-    w_ = np.ones(n) if w is None else w
-    for g, key in enumerate(keys):
-        members = expected[key][1]
-        assert_allclose(sums[g], np.sum(values[members] * w_[members]), rtol=1e-12)
-
-
-def test_group_predictions_merges_signed_zeros():
-    """Check that -0.0 and 0.0 fall in the same group."""
-    groups = group_predictions(np.array([0.0, -0.0, 0.5, -0.0]))
-    assert_array_equal(groups.weight, [3.0, 1.0])
-    rows = group_predictions(np.array([[0.0, 1.0], [-0.0, 1.0]]))
-    assert_array_equal(rows.weight, [2.0])
-
-
-def test_drop_zero_weight():
-    """Check that rows of zero weight are dropped and nothing else changes."""
-    a = np.arange(4.0)
-    w, b = drop_zero_weight(None, a)
-    assert w is None and b is a
-    w, b = drop_zero_weight(np.ones(4), a)
-    assert b is a
-    w, b, c = drop_zero_weight(np.array([1.0, 0.0, 2.0, 0.0]), a, a * 2)
-    assert_array_equal(w, [1.0, 2.0])
-    assert_array_equal(b, [0.0, 2.0])
-    assert_array_equal(c, [0.0, 4.0])

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
-from skcal.metrics._binning import (
+from skcal._utils._bins import (
     bin_sums,
     make_binning,
     resolve_n_bins,
@@ -48,7 +48,7 @@ def test_assign_agrees_with_bin_sums(global_random_seed):
 
 def test_bin_sums_blocks_do_not_matter(global_random_seed, monkeypatch):
     """Check that processing in blocks gives the result of one pass."""
-    import skcal.metrics._binning as binning_module
+    import skcal._utils._bins as binning_module
 
     rng = np.random.RandomState(global_random_seed)
     p = rng.uniform(size=1000)

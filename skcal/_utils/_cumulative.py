@@ -1,0 +1,129 @@
+"""Cumulative residuals along the sorted predictions, and the cutoff statistic.
+
+The plug-in cutoff calibration error (Rossellini et al., 2025) is the range
+of the cumulative residual ``y - p`` along the sorted predictions; the smooth
+calibration error is an isotonic problem on the same sums; the certification
+test and modified Platt scaling compare the statistic with margins from
+Proposition 4.1 or from labels redrawn from the predictions. All of them
+start from :func:`residual_prefix_sums` here.
+"""
+
+# SPDX-License-Identifier: BSD-3-Clause
+
+import math
+
+import numpy as np
+
+from skcal._utils._ties import Ties
+
+# The constants of Proposition 4.1 of Rossellini et al. (2025): with
+# probability at least 1 - delta, the plug-in estimate is within
+# (20 + sqrt(2 log(1 / delta))) / sqrt(n) of the population error.
+_RADEMACHER_CONSTANT = 20.0
+
+# Labels drawn per block of the null distribution (a block is one 2-D array).
+_NULL_BLOCK = 1 << 18
+
+
+def residual_prefix_sums(ties, y, *, presorted=False):
+    """Normalised cumulative residuals at the end of each tie group.
+
+    Parameters
+    ----------
+    ties : Ties
+        The sorted predictions.
+    y : ndarray of shape (n_samples,) or (n_draws, n_samples)
+        Outcomes in [0, 1], in the original row order; one set per row of a
+        2-D array.
+    presorted : bool, default=False
+        Whether ``y`` is already in the sorted order of the predictions.
+
+    Returns
+    -------
+    prefix : ndarray of shape (n_groups,) or (n_draws, n_groups)
+        ``prefix[..., k]`` is the weighted sum of ``y - p`` over the rows
+        whose prediction is at most the ``k``-th distinct prediction,
+        divided by the total weight.
+    """
+    residual = (y if presorted else y[..., ties.order]).astype(np.float64)
+    residual -= ties.sorted
+    if ties.w_sorted is not None:
+        residual *= ties.w_sorted
+    np.cumsum(residual, axis=-1, out=residual)
+    if ties.n_groups < ties.sorted.shape[0]:
+        # `take` keeps rows contiguous (fancy indexing would not), and
+        # reductions along them fast.
+        residual = residual.take(ties.ends, axis=-1)
+    residual /= ties.total_weight
+    return residual
+
+
+def range_with_zero(prefix):
+    """``max(0, prefix) - min(0, prefix)`` along the last axis: the cutoff error."""
+    return np.maximum(prefix.max(axis=-1), 0.0) - np.minimum(prefix.min(axis=-1), 0.0)
+
+
+def cutoff_statistic(y, p, sample_weight, ties=None):
+    """The plug-in cutoff calibration error of one binary view.
+
+    Parameters
+    ----------
+    y, p, sample_weight : ndarray
+        Outcomes in {0, 1}, float64 predictions and weights (or None).
+    ties : Ties, default=None
+        The sorted predictions, when already computed.
+
+    Returns
+    -------
+    statistic : float
+    """
+    if ties is None:
+        ties = Ties(p, sample_weight)
+    return float(range_with_zero(residual_prefix_sums(ties, y)))
+
+
+def null_statistics(ties, n_draws, rng):
+    """The cutoff statistic of one view on labels redrawn from its predictions.
+
+    Each of the ``n_draws`` draws gives every row an independent Bernoulli
+    label with its predicted probability. Draws come in blocks of at most
+    ``_NULL_BLOCK`` labels; the stream of random numbers, hence the result,
+    does not depend on the block size.
+
+    Returns
+    -------
+    null : ndarray of shape (n_draws,)
+    """
+    null = np.empty(n_draws)
+    n = ties.sorted.shape[0]
+    step = max(1, min(n_draws, _NULL_BLOCK // n))
+    for start in range(0, n_draws, step):
+        stop = min(start + step, n_draws)
+        y = rng.random_sample((stop - start, n)) < ties.sorted
+        null[start:stop] = range_with_zero(
+            residual_prefix_sums(ties, y, presorted=True)
+        )
+    return null
+
+
+def bound_margin(n_effective, alpha):
+    """Proposition 4.1's allowance ``(20 + sqrt(2 log(1 / alpha))) / sqrt(n)``."""
+    return (_RADEMACHER_CONSTANT + math.sqrt(2.0 * math.log(1.0 / alpha))) / (
+        math.sqrt(n_effective)
+    )
+
+
+def bootstrap_margin(null, alpha):
+    """The bootstrap allowance: the ``k``-th largest draw of the null statistic.
+
+    ``k`` is the largest integer with ``k / (B + 1) <= alpha``, so that a
+    statistic is beyond the margin exactly when fewer than ``k`` of the
+    ``B`` draws reach it; infinite when ``k = 0`` (too few draws).
+    """
+    n_draws = null.shape[0]
+    k = int(math.floor(alpha * (n_draws + 1)))
+    while (k + 1) / (n_draws + 1.0) <= alpha:
+        k += 1
+    while k > 0 and k / (n_draws + 1.0) > alpha:
+        k -= 1
+    return float(np.sort(null)[-k]) if k > 0 else math.inf

@@ -1,0 +1,72 @@
+"""Sample weights: only their ratios matter, at every representable scale."""
+
+# SPDX-License-Identifier: BSD-3-Clause
+
+import numpy as np
+
+
+def normalized_weights(sample_weight):
+    """Weights divided by the largest one, so that it is 1.
+
+    The measures depend on ratios of weights only. Products and squares of
+    raw weights under- or overflow at extreme scales (weights near 1e-154
+    or 1e154 square to 0 or infinity); divided by their maximum they stay
+    within [0, 1], whatever the scale.
+
+    Parameters
+    ----------
+    sample_weight : ndarray of shape (n_samples,) or None
+        Non-negative weights with a positive maximum.
+
+    Returns
+    -------
+    sample_weight : ndarray of shape (n_samples,) or None
+        The same array when its maximum is already 1 (or None).
+    """
+    if sample_weight is None:
+        return None
+    largest = sample_weight.max()
+    if largest == 1.0:
+        return sample_weight
+    return sample_weight / largest
+
+
+def effective_size(sample_weight, n_samples):
+    """Kish's effective sample size ``(sum w)**2 / sum w**2``.
+
+    Parameters
+    ----------
+    sample_weight : ndarray of shape (n_samples,) or None
+        Non-negative weights; None means ``n_samples`` equal weights.
+    n_samples : int
+        The number of rows.
+
+    Returns
+    -------
+    n_effective : float
+    """
+    if sample_weight is None:
+        return float(n_samples)
+    w = normalized_weights(sample_weight)
+    return float(w.sum() ** 2 / np.dot(w, w))
+
+
+def drop_zero_weight(sample_weight, *arrays):
+    """Remove the rows of zero weight, so that ``0 * inf`` never arises.
+
+    Parameters
+    ----------
+    sample_weight : ndarray of shape (n_samples,) or None
+        Non-negative weights.
+    *arrays : ndarray
+        Arrays whose first axis has length ``n_samples``.
+
+    Returns
+    -------
+    sample_weight, *arrays
+        The same objects, restricted to the rows of positive weight.
+    """
+    if sample_weight is None or sample_weight.min() > 0:
+        return (sample_weight, *arrays)
+    keep = sample_weight > 0
+    return (sample_weight[keep], *(a[keep] for a in arrays))
