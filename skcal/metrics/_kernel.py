@@ -3,11 +3,9 @@ proper score, and the pointwise sharpness gap (Chidambaram & Ge)."""
 
 # SPDX-License-Identifier: BSD-3-Clause
 
-import math
 from numbers import Real
 
 import numpy as np
-from scipy.fft import irfft, next_fast_len, rfft
 from sklearn.utils import Bunch
 
 from skcal._docstrings import fill_doc
@@ -18,6 +16,7 @@ from skcal._reduction import (
     reduce_measure,
     resolve_reduction,
 )
+from skcal._utils._kernel_sums import KERNEL_MASS, KERNELS, kernel_sums
 from skcal._utils._ties import Ties
 from skcal._validation import DATA_CONSTRAINTS, check_calibration_inputs
 from skcal.metrics._proper import (
@@ -25,235 +24,6 @@ from skcal.metrics._proper import (
     binary_divergence,
     full_scores,
 )
-
-KERNELS = ("gaussian", "epanechnikov")
-
-# Integral of the unnormalised kernel (value 1 at 0) over the real line, in
-# bandwidths: the Gaussian exp(-u**2 / 2) and the Epanechnikov (1 - u**2)_+.
-_KERNEL_MASS = {"gaussian": math.sqrt(2.0 * math.pi), "epanechnikov": 4.0 / 3.0}
-
-# Gaussian sums on a grid: boxes of _BOX bandwidths and Taylor expansions of
-# total degree below _ORDER. The truncation error of one term is at most
-# 1.0865 * _BOX**_ORDER / sqrt(_ORDER!) ~ 6e-17 of its weight (Cramer's bound
-# |He_m(x)| exp(-x**2 / 4) <= 1.0865 sqrt(m!) on Hermite polynomials).
-_BOX = 0.25
-_ORDER = 16
-# exp(-x**2 / 2) and its derivatives underflow to 0 beyond this many bandwidths.
-_UNDERFLOW = 38.5
-# Direct sums skip the terms beyond this many bandwidths: exp(-81 / 2) < 3e-18.
-_DIRECT_CUTOFF = 9.0
-# Direct sums are used when there are at most this many pairs per point.
-_DIRECT_PAIRS_PER_POINT = 32
-# Target boxes per FFT segment, and point pairs per block of direct sums.
-_SEGMENT = 1 << 14
-_PAIR_BLOCK = 1 << 21
-
-
-# ---------------------------------------------------------------------------
-# Kernel sums: sum_i values[i] * K(query - points[i]), in bandwidth units
-# ---------------------------------------------------------------------------
-
-
-def _epanechnikov_sums(zq, zs, values):
-    """Sums of ``values[i] * (1 - (zq - zs[i])**2)_+`` by sorted prefix sums.
-
-    The kernel is a quadratic polynomial on its window, so each sum is a
-    combination of the window's sums of ``1, z, z**2`` times the values. To
-    keep rounding errors proportional to the weights rather than to
-    ``(z / bandwidth)**2``, coordinates are taken relative to the left edge of
-    boxes of width 2: a window ``(zq - 1, zq + 1)`` meets at most two boxes,
-    split at the even integer ``edge`` inside it.
-    """
-    n_targets = values.shape[1]
-    box_edge = 2.0 * np.floor(0.5 * zs)
-    u = zs - box_edge  # in [0, 2)
-    del box_edge
-    left = np.searchsorted(zs, zq - 1.0, side="right")
-    right = np.searchsorted(zs, zq + 1.0, side="left")
-    edge = 2.0 * np.floor(0.5 * zq)
-    edge += np.where(zq - edge < 1.0, 0.0, 2.0)
-    mid = np.searchsorted(zs, edge, side="left")
-    # Offsets of the query from the left edges of the boxes right of `edge`
-    # (in [-1, 1)) and left of it (in [1, 3)).
-    a_right = zq - edge
-    a_left = a_right + 2.0
-    del edge
-    # 1 - (a - u)**2 = (1 - a**2) * u**0 + (2 a) * u**1 - u**2.
-    coefficients = [
-        (1.0 - a_left**2, 1.0 - a_right**2),
-        (2.0 * a_left, 2.0 * a_right),
-        (-1.0, -1.0),
-    ]
-    out = np.zeros((zq.shape[0], n_targets))
-    cumulative = np.zeros(zs.shape[0] + 1)
-    power = np.ones_like(zs)
-    for k, (c_left, c_right) in enumerate(coefficients):
-        if k:
-            power *= u
-        for t in range(n_targets):
-            np.cumsum(values[:, t] * power, out=cumulative[1:])
-            at_mid = cumulative[mid]
-            out[:, t] += c_left * (at_mid - cumulative[left])
-            out[:, t] += c_right * (cumulative[right] - at_mid)
-    return out
-
-
-def _gaussian_direct_sums(zq, zs, values):
-    """Gaussian sums over the points within `_DIRECT_CUTOFF` of each query."""
-    n_targets = values.shape[1]
-    left = np.searchsorted(zs, zq - _DIRECT_CUTOFF, side="left")
-    counts = np.searchsorted(zs, zq + _DIRECT_CUTOFF, side="right") - left
-    ends = np.cumsum(counts)
-    out = np.zeros((zq.shape[0], n_targets))
-    start = 0
-    while start < zq.shape[0]:
-        before = ends[start] - counts[start]
-        stop = int(np.searchsorted(ends, before + _PAIR_BLOCK, side="right"))
-        stop = max(stop, start + 1)
-        block_counts = counts[start:stop]
-        query = np.repeat(np.arange(stop - start), block_counts)
-        run_starts = ends[start:stop] - block_counts - before
-        source = np.arange(query.shape[0]) - run_starts[query] + left[start:stop][query]
-        kernel = np.exp(-0.5 * np.square(zq[start:stop][query] - zs[source]))
-        for t in range(n_targets):
-            out[start:stop, t] = np.bincount(
-                query, weights=values[source, t] * kernel, minlength=stop - start
-            )
-        start = stop
-    return out
-
-
-def _gaussian_derivatives(offsets, n_orders):
-    """``g^(m)(x)`` for the Gaussian ``g(x) = exp(-x**2 / 2)``, m < n_orders.
-
-    ``g^(m)(x) = (-1)**m He_m(x) g(x)``; the products ``He_m(x) g(x)`` follow
-    the Hermite recurrence directly, so nothing overflows.
-    """
-    out = np.empty((n_orders, offsets.shape[0]))
-    out[0] = np.exp(-0.5 * offsets**2)
-    if n_orders > 1:
-        out[1] = offsets * out[0]
-    for m in range(1, n_orders - 1):
-        out[m + 1] = offsets * out[m] - m * out[m - 1]
-    out[1::2] *= -1.0
-    return out
-
-
-def _gaussian_grid_sums(zq, zs, values):
-    """Gaussian sums by Taylor expansions on boxes, convolved by FFT.
-
-    Points and queries are located in boxes of width `_BOX` with centres
-    ``c``; for a point ``z = c_j + delta`` and a query ``x = c_l + eps``,
-
-        g(x - z) = sum_{a + b < K} g^(a+b)(c_l - c_j) eps**a / a! (-delta)**b / b!
-
-    up to the truncation error stated at `_BOX`. The box moments
-    ``sum values * (-delta)**b / b!`` are convolved with the derivative
-    kernels ``g^(m)`` (by FFT, in segments of `_SEGMENT` target boxes) and
-    evaluated at each query by Horner's rule: O(n K + (range / _BOX) K**2 log)
-    operations.
-    """
-    h, order = _BOX, _ORDER
-    n_targets = values.shape[1]
-    lo = min(zs[0], zq[0])
-    n_boxes = int((max(zs[-1], zq[-1]) - lo) / h) + 1
-
-    def locate(z):
-        box = np.minimum(((z - lo) / h).astype(np.intp), n_boxes - 1)
-        return box, z - (lo + (box + 0.5) * h)
-
-    source_box, delta = locate(zs)
-    query_box, eps = locate(zq)
-    reach = min(n_boxes - 1, math.ceil(_UNDERFLOW / h))
-    derivatives = _gaussian_derivatives(np.arange(-reach, reach + 1) * h, order)
-    segment = min(_SEGMENT, n_boxes)
-    size = next_fast_len(segment + 4 * reach + 1, real=True)
-    derivatives_hat = rfft(derivatives, n=size, axis=1)
-    out = np.zeros((zq.shape[0], n_targets))
-    for first in range(0, n_boxes, segment):
-        last = min(first + segment, n_boxes)
-        q0, q1 = np.searchsorted(query_box, [first, last])
-        if q0 == q1:
-            continue
-        s_first = max(first - reach, 0)
-        s_last = min(last + reach, n_boxes)
-        s0, s1 = np.searchsorted(source_box, [s_first, s_last])
-        boxes = source_box[s0:s1] - s_first
-        starts = np.flatnonzero(np.r_[True, boxes[1:] != boxes[:-1]])
-        moments = np.zeros((order, n_targets, s_last - s_first))
-        if s1 > s0:
-            occupied = boxes[starts]
-            term = np.ones(s1 - s0)
-            factor = -delta[s0:s1]
-            for b in range(order):
-                if b:
-                    term *= factor
-                    term /= b
-                for t in range(n_targets):
-                    moments[b, t, occupied] = np.add.reduceat(
-                        values[s0:s1, t] * term, starts
-                    )
-        moments_hat = rfft(moments, n=size, axis=2)
-        # Coefficient a at target box l is full[l - s_first + reach]; the
-        # queries are sorted, so repeating each box's coefficient by its
-        # number of queries lines them up with the queries.
-        offset = first - s_first + reach
-        per_box = np.bincount(query_box[q0:q1] - first, minlength=last - first)
-        x = eps[q0:q1]
-        result = np.zeros((n_targets, q1 - q0))
-        for a in range(order - 1, -1, -1):
-            spectrum = np.einsum(
-                "btf,bf->tf", moments_hat[: order - a], derivatives_hat[a:order]
-            )
-            coefficient = irfft(spectrum, n=size, axis=1)[
-                :, offset : offset + last - first
-            ]
-            # Horner: sum_a eps**a / a! T_a = T_0 + eps (T_1 + eps / 2 (T_2 + ...)).
-            result *= x / (a + 1)
-            result += np.repeat(coefficient, per_box, axis=1)
-        out[q0:q1] = result.T
-    return out
-
-
-def _kernel_sums(query, points, values, kernel, bandwidth, *, method=None):
-    """Kernel-weighted sums ``sum_i values[i] K((query - points[i]) / bandwidth)``.
-
-    Parameters
-    ----------
-    query : ndarray of shape (n_queries,)
-        Sorted evaluation points.
-    points : ndarray of shape (n_points,)
-        Sorted data points.
-    values : ndarray of shape (n_points, n_targets)
-        What is summed (weights, weighted outcomes, ...).
-    kernel : {"gaussian", "epanechnikov"}
-        ``exp(-u**2 / 2)`` or ``(1 - u**2)_+`` (value 1 at 0, not normalised).
-    bandwidth : float
-        The bandwidth.
-    method : {None, "direct", "grid"}, default=None
-        For the Gaussian kernel, direct sums within 9 bandwidths or the
-        grid expansion; None chooses the cheaper.
-
-    Returns
-    -------
-    sums : ndarray of shape (n_queries, n_targets)
-    """
-    zq = query / bandwidth
-    zs = points / bandwidth
-    if kernel == "epanechnikov":
-        return _epanechnikov_sums(zq, zs, values)
-    if method is None:
-        pairs = np.sum(
-            np.searchsorted(zs, zq + _DIRECT_CUTOFF, side="right")
-            - np.searchsorted(zs, zq - _DIRECT_CUTOFF, side="left")
-        )
-        n_boxes = (max(zs[-1], zq[-1]) - min(zs[0], zq[0])) / _BOX
-        budget = _DIRECT_PAIRS_PER_POINT * (zq.shape[0] + zs.shape[0])
-        method = "direct" if pairs <= budget or n_boxes > 4 * budget else "grid"
-    if method == "direct":
-        return _gaussian_direct_sums(zq, zs, values)
-    return _gaussian_grid_sums(zq, zs, values)
-
 
 # ---------------------------------------------------------------------------
 # The estimator on one binary view
@@ -293,12 +63,12 @@ def _kernel_estimate(y, p, sample_weight, *, loss, kernel, bandwidth, full_loss=
         infinite_weight = groups.sum(~finite)
     source = groups.weight > 0
     values = np.column_stack([s[source] for s in sums])
-    kernel_sums = _kernel_sums(
+    smoothed = kernel_sums(
         groups.values, groups.values[source], values, kernel, bandwidth
     )
-    denominator = kernel_sums[:, 0]
+    denominator = smoothed[:, 0]
     with np.errstate(invalid="ignore", divide="ignore"):
-        rate = kernel_sums[:, 1] / denominator
+        rate = smoothed[:, 1] / denominator
     # The rate is exactly 0 (1) where no event (non-event) has kernel weight,
     # and strictly between otherwise, whatever the rounding of the sums: the
     # log loss of a prediction of exactly 0 or 1 depends on it.
@@ -325,7 +95,7 @@ def _kernel_estimate(y, p, sample_weight, *, loss, kernel, bandwidth, full_loss=
     )
     if full_loss is not None:
         with np.errstate(invalid="ignore", divide="ignore"):
-            expected = kernel_sums[:, 2] / denominator
+            expected = smoothed[:, 2] / denominator
         expected[_reaches(groups, infinite_weight > 0, kernel, bandwidth)] = np.inf
         result.expected_loss = expected
     return result
@@ -542,7 +312,7 @@ def kernel_calibration_error(
     gap = estimate.expected_loss - estimate.pointwise
     positive = groups.weight > 0
     weight = groups.weight[positive]
-    mass = estimate.total * bandwidth * _KERNEL_MASS[kernel]
+    mass = estimate.total * bandwidth * KERNEL_MASS[kernel]
     if w is None:
         total_loss = float(full_loss.mean())
     else:

@@ -22,7 +22,8 @@ from sklearn.utils import Bunch
 from skcal._utils._bins import make_binning
 from skcal._utils._bootstrap import bias_corrected_interval
 from skcal._utils._ties import Ties
-from skcal.metrics._kernel import _KERNEL_MASS, _kernel_sums
+from skcal._utils._kernel_sums import KERNEL_MASS as _KERNEL_MASS
+from skcal._utils._kernel_sums import kernel_sums as _kernel_sums
 from skcal.metrics._proper import binary_divergence, full_scores
 from skcal.metrics._smooth_ece import (
     _DENSITY_RTOL,

@@ -10,7 +10,7 @@ from skcal._param_validation import Interval, StrOptions
 from skcal._reduction import binary_views, resolve_reduction
 from skcal._validation import DATA_CONSTRAINTS, check_calibration_inputs
 from skcal.metrics import kernel_calibration_error
-from skcal.metrics._kernel import KERNELS
+from skcal._utils._kernel_sums import KERNELS
 from skcal.metrics._proper import LOSSES
 from skcal.plotting._base import (
     check_matplotlib,

@@ -11,10 +11,9 @@ from hypothesis import strategies as st
 from numpy.testing import assert_allclose
 from scipy.special import logsumexp
 
-import skcal.metrics._kernel as kernel_module
 from skcal._param_validation import InvalidParameterError
+from skcal._utils._kernel_sums import KERNEL_MASS, kernel_sums
 from skcal.metrics import calibration_decomposition, kernel_calibration_error
-from skcal.metrics._kernel import _kernel_sums
 from tests.metrics._reference import ref_views
 
 KERNELS = ["gaussian", "epanechnikov"]
@@ -188,45 +187,6 @@ def test_multiclass_views_match_dense_reference(
         assert_allclose(vector, per_view, rtol=1e-10, atol=1e-14)
 
 
-@pytest.mark.parametrize("kernel", ["gaussian", "gaussian-grid", "epanechnikov"])
-@pytest.mark.parametrize("bandwidth", [1e-4, 0.003, 0.05, 0.7])
-def test_kernel_sums_match_dense_sums(global_random_seed, kernel, bandwidth):
-    """Check the kernel sums, on and off the data, within 1e-14 of the total weight."""
-    rng = np.random.RandomState(global_random_seed)
-    points = np.sort(np.r_[rng.uniform(size=700), rng.beta(8, 1, size=300)])
-    points = np.unique(np.round(points, 3) if bandwidth > 0.01 else points)
-    query = np.sort(np.r_[points[::3], rng.uniform(-0.3, 1.3, size=200)])
-    values = np.column_stack(
-        [rng.uniform(size=len(points)), rng.normal(size=len(points))]
-    )
-    name = "gaussian" if kernel.startswith("gaussian") else kernel
-    dense = ref_kernel_matrix(query, points, name, bandwidth) @ values
-    scale = np.abs(values).sum(axis=0)
-    methods = ["direct", "grid"] if name == "gaussian" else [None]
-    if kernel == "gaussian-grid":
-        methods = [None]
-    for method in methods:
-        got = _kernel_sums(query, points, values, name, bandwidth, method=method)
-        assert_allclose(got / scale, dense / scale, rtol=0, atol=1e-14)
-
-
-def test_grid_segments_and_direct_blocks(monkeypatch, global_random_seed):
-    """Check the segmented grid and blocked direct sums on small blocks."""
-    monkeypatch.setattr(kernel_module, "_SEGMENT", 8)
-    monkeypatch.setattr(kernel_module, "_PAIR_BLOCK", 50)
-    rng = np.random.RandomState(global_random_seed)
-    points = np.sort(rng.uniform(size=400))
-    query = np.sort(np.r_[points, rng.uniform(-0.1, 1.1, size=50)])
-    values = rng.uniform(size=(400, 3))
-    for bandwidth in (0.002, 0.05):
-        dense = ref_kernel_matrix(query, points, "gaussian", bandwidth) @ values
-        for method in ("direct", "grid"):
-            got = _kernel_sums(
-                query, points, values, "gaussian", bandwidth, method=method
-            )
-            assert_allclose(got, dense, rtol=0, atol=1e-14 * values.sum())
-
-
 @pytest.mark.parametrize("kernel", KERNELS)
 @pytest.mark.parametrize("loss", LOSSES)
 @pytest.mark.parametrize("weighted", [False, True])
@@ -372,8 +332,8 @@ def test_density_integrates_to_one(global_random_seed, kernel):
     weights = rng.uniform(size=len(points))
     grid = np.linspace(-0.5, 1.5, 40001)
     bandwidth = 0.05
-    sums = _kernel_sums(grid, points, weights[:, None], kernel, bandwidth)[:, 0]
-    density = sums / (weights.sum() * bandwidth * kernel_module._KERNEL_MASS[kernel])
+    sums = kernel_sums(grid, points, weights[:, None], kernel, bandwidth)[:, 0]
+    density = sums / (weights.sum() * bandwidth * KERNEL_MASS[kernel])
     assert_allclose(np.trapezoid(density, grid), 1.0, rtol=1e-6)
     inside = (grid >= 0) & (grid <= 1)
     assert np.trapezoid(density[inside], grid[inside]) <= 1.0
