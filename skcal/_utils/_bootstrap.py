@@ -1,4 +1,9 @@
-"""Bootstrap intervals shared by the cross-validation report and the diagrams."""
+"""Bootstrap resampling and intervals, for the measures, the curves and the report.
+
+Resamples draw the rows with replacement (``n`` draws), as multinomial counts
+that multiply the sample weights. :class:`Atoms` draws the counts of groups
+of exchangeable rows instead of the rows, which makes a resample O(groups).
+"""
 
 # SPDX-License-Identifier: BSD-3-Clause
 
@@ -83,3 +88,109 @@ def bootstrap_intervals(
         name: bias_corrected_interval(draws[name], estimate, confidence_level)
         for name, estimate in estimates.items()
     }
+
+
+# Atom counts are drawn as a multinomial (O(atoms)) when there are at least
+# this many rows per atom, and by drawing rows (O(rows)) otherwise.
+_ROWS_PER_ATOM = 8
+
+
+class Atoms:
+    """Rows grouped into atoms whose members are exchangeable for a statistic.
+
+    Rows with the same ``key`` (a non-negative int, e.g. a bin and an outcome)
+    and the same weight contribute identically to every per-key sum, so a
+    bootstrap resample of the rows (``n`` draws with replacement) changes
+    such sums only through the number of draws that fall in each atom. Those
+    numbers are multinomial with probabilities ``rows in atom / n``: drawing
+    them costs O(number of atoms) per resample instead of O(n).
+
+    Parameters
+    ----------
+    key : ndarray of shape (n_samples,)
+        Non-negative integers.
+    sample_weight : ndarray of shape (n_samples,) or None
+        Row weights; atoms are split by distinct weight.
+
+    Attributes
+    ----------
+    key : ndarray of shape (n_atoms,)
+        The key of each atom.
+    weight : ndarray of shape (n_atoms,)
+        The weight of each of its rows.
+    inverse : ndarray of shape (n_samples,)
+        The atom of each row.
+    """
+
+    def __init__(self, key, sample_weight):
+        key = np.asarray(key, dtype=np.int64)
+        if sample_weight is None:
+            rows = np.bincount(key)
+            keys = np.flatnonzero(rows)
+            lookup = np.zeros(rows.shape[0], dtype=np.intp)
+            lookup[keys] = np.arange(keys.shape[0])
+            self.inverse = lookup[key]
+            self.key = keys
+            self.n_rows = rows[keys]
+            self.weight = np.ones(keys.shape[0])
+        else:
+            values, w_index = np.unique(sample_weight, return_inverse=True)
+            combined = key * values.shape[0] + w_index
+            atoms, self.inverse = np.unique(combined, return_inverse=True)
+            self.key = atoms // values.shape[0]
+            self.weight = values[atoms % values.shape[0]]
+            self.n_rows = np.bincount(self.inverse, minlength=atoms.shape[0])
+        self.n_samples = key.shape[0]
+        self._p = self.n_rows / float(self.n_samples)
+
+    def mean(self, values):
+        """Mean of a per-row value over the rows of each atom."""
+        sums = np.bincount(self.inverse, weights=values, minlength=self.key.shape[0])
+        return sums / self.n_rows
+
+    def resample(self, rng):
+        """Total weight of each atom in one bootstrap resample of the rows.
+
+        The atom counts are multinomial; they are drawn directly when there
+        are few atoms, and by drawing the rows when atoms are nearly as
+        many as rows (which is then cheaper).
+        """
+        n_atoms = self.key.shape[0]
+        if n_atoms * _ROWS_PER_ATOM <= self.n_samples:
+            counts = rng.multinomial(self.n_samples, self._p)
+        else:
+            rows = rng.randint(0, self.n_samples, size=self.n_samples)
+            counts = np.bincount(self.inverse[rows], minlength=n_atoms)
+        return counts * self.weight
+
+
+def percentile_band(draws, confidence_level):
+    """Lower and upper percentiles of the finite draws, column by column.
+
+    ``numpy.nanpercentile`` with linear interpolation, vectorised over the
+    columns of a 2-D array (a 1-D array is one column); NaN where a column
+    has no finite draw.
+
+    Returns
+    -------
+    low, high : ndarray of shape (n_columns,), or float for 1-D draws
+    """
+    draws = np.asarray(draws, dtype=np.float64)
+    single = draws.ndim == 1
+    if single:
+        draws = draws[:, None]
+    ordered = np.sort(np.where(np.isfinite(draws), draws, np.nan), axis=0)
+    n_finite = np.count_nonzero(np.isfinite(ordered), axis=0)
+    columns = np.arange(draws.shape[1])
+    tail = 0.5 * (1.0 - confidence_level)
+    bounds = []
+    for level in (tail, 1.0 - tail):
+        position = level * np.maximum(n_finite - 1, 0)
+        below = np.floor(position).astype(np.intp)
+        above = np.minimum(below + 1, np.maximum(n_finite - 1, 0))
+        fraction = position - below
+        low, high = ordered[below, columns], ordered[above, columns]
+        value = low + fraction * (high - low)
+        value[n_finite == 0] = np.nan
+        bounds.append(value[0] if single else value)
+    return bounds[0], bounds[1]

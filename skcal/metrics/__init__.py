@@ -10,7 +10,7 @@ from skcal.metrics._binned import (
 from skcal.metrics._cutoff import cutoff_calibration_error, cutoff_calibration_test
 from skcal.metrics._decomposition import calibration_decomposition
 from skcal.metrics._improvement import recalibration_improvement
-from skcal.metrics._kernel import kernel_calibration_error
+from skcal.metrics._kernel import calibration_sharpness_curve, kernel_calibration_error
 from skcal.metrics._logit_smoothed import logit_smoothed_ece
 from skcal.metrics._scorer import (
     get_scorer,
@@ -24,6 +24,7 @@ from skcal.metrics._smooth_ece import smooth_ece, smooth_reliability_curve
 __all__ = [
     "binned_calibration_error",
     "calibration_decomposition",
+    "calibration_sharpness_curve",
     "cutoff_calibration_error",
     "cutoff_calibration_test",
     "expected_calibration_error",

@@ -3,10 +3,11 @@ reliability table they are computed from."""
 
 # SPDX-License-Identifier: BSD-3-Clause
 
-from numbers import Integral
+from numbers import Integral, Real
 
 import numpy as np
-from sklearn.utils import Bunch
+from scipy.special import ndtri
+from sklearn.utils import Bunch, check_random_state
 
 from skcal._docstrings import fill_doc
 from skcal._param_validation import Interval, StrOptions, validate_params
@@ -17,6 +18,7 @@ from skcal._reduction import (
     resolve_reduction,
 )
 from skcal._utils._bins import STRATEGIES, bin_sums, make_binning
+from skcal._utils._bootstrap import Atoms, percentile_band
 from skcal._validation import DATA_CONSTRAINTS, check_calibration_inputs
 
 _COMMON_CONSTRAINTS = {
@@ -299,9 +301,53 @@ def expected_calibration_error(
     )
 
 
+def _wilson_interval(rate, n, confidence_level):
+    """Wilson score interval of a proportion ``rate`` observed on ``n`` trials.
+
+    NaN where ``n`` is 0 or ``rate`` is NaN; exactly 0 (1) at a rate of 0 (1).
+    """
+    z = ndtri(0.5 + 0.5 * confidence_level)
+    low = np.full(rate.shape, np.nan)
+    high = np.full(rate.shape, np.nan)
+    ok = (n > 0) & np.isfinite(rate)
+    r, m = rate[ok], n[ok]
+    denominator = 1.0 + z**2 / m
+    centre = (r + z**2 / (2.0 * m)) / denominator
+    half = z / denominator * np.sqrt(r * (1.0 - r) / m + z**2 / (4.0 * m**2))
+    low[ok] = np.where(r == 0.0, 0.0, np.clip(centre - half, 0.0, r))
+    high[ok] = np.where(r == 1.0, 1.0, np.clip(centre + half, r, 1.0))
+    return low, high
+
+
+def _bootstrap_rates(binning, y, p, sample_weight, n_bootstrap, rng):
+    """Event rate of every bin in each of ``n_bootstrap`` resamples of the rows.
+
+    Returns
+    -------
+    rates : ndarray of shape (n_bootstrap, n_bins)
+        NaN where a resample leaves a bin empty.
+    """
+    size = binning.n_bins
+    atoms = Atoms(2 * binning.assign(p) + y, sample_weight)
+    atom_bin = atoms.key // 2
+    event = (atoms.key % 2).astype(np.float64)
+    rates = np.full((n_bootstrap, size), np.nan)
+    for b in range(n_bootstrap):
+        weight = atoms.resample(rng)
+        totals = np.bincount(atom_bin, weights=weight, minlength=size)
+        events = np.bincount(atom_bin, weights=weight * event, minlength=size)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            rates[b] = events / totals
+    return rates
+
+
 @validate_params(
     {
         **_COMMON_CONSTRAINTS,
+        "interval": [StrOptions({"wilson", "bootstrap"}), None],
+        "confidence_level": [Interval(Real, 0, 1, closed="neither")],
+        "n_bootstrap": [Interval(Integral, 1, None, closed="left")],
+        "random_state": ["random_state"],
         "reduction": [StrOptions({"auto", "positive", "top_label"})],
     },
     prefer_skip_nested_validation=True,
@@ -316,6 +362,10 @@ def reliability_table(
     labels=None,
     n_bins=15,
     strategy="uniform",
+    interval="wilson",
+    confidence_level=0.95,
+    n_bootstrap=100,
+    random_state=None,
     reduction="auto",
 ):
     r"""Per-bin numbers of a reliability diagram, empty bins included.
@@ -334,6 +384,18 @@ def reliability_table(
     %(labels)s
     %(n_bins)s
     %(strategy)s
+    interval : {"wilson", "bootstrap"} or None, default="wilson"
+        Per-bin intervals of the event rate (see Notes): Wilson score
+        intervals on the bin's effective number of rows, or percentile
+        intervals over ``n_bootstrap`` resamples of the rows with the bins
+        fixed; None computes none.
+    confidence_level : float, default=0.95
+        Level of the intervals, in (0, 1).
+    n_bootstrap : int, default=100
+        Number of resamples for ``interval="bootstrap"``.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the resamples of ``interval="bootstrap"``. Pass an int for
+        reproducible output across multiple function calls.
     reduction : {"auto", "positive", "top_label"}, default="auto"
         ``"positive"``: the probability of ``pos_label``; ``"top_label"``:
         the confidence against the correctness of the argmax; ``"auto"`` is
@@ -354,7 +416,10 @@ def reliability_table(
         - ``mean_predicted``: weighted mean prediction (NaN if empty);
         - ``event_rate``: weighted fraction of positives (NaN if empty);
         - ``gap``: ``mean_predicted - event_rate``; positive means
-          over-confident predictions of the event.
+          over-confident predictions of the event;
+        - ``interval_low``, ``interval_high``: the interval of the event
+          rate at ``confidence_level`` (NaN for empty bins); absent with
+          ``interval=None``.
 
         ``pandas.DataFrame(table)`` turns it into a data frame.
 
@@ -362,6 +427,30 @@ def reliability_table(
     --------
     binned_calibration_error : The calibration errors summarising this table.
     sklearn.calibration.calibration_curve : Non-empty bins only, binary only.
+
+    Notes
+    -----
+    ``"wilson"``: the Wilson score interval [1]_ of the bin's event rate
+    :math:`\hat r` on :math:`m` rows,
+
+    .. math::
+
+        \frac{\hat r + z^2/(2m) \pm z \sqrt{\hat r(1-\hat r)/m + z^2/(4m^2)}}
+        {1 + z^2/m},
+
+    with :math:`z` the normal quantile of ``confidence_level``; it is 0 (1)
+    exactly at :math:`\hat r = 0` (1) and always contains :math:`\hat r`.
+    With sample weights, :math:`\hat r` is the weighted rate and :math:`m`
+    Kish's effective size :math:`(\sum w_i)^2 / \sum w_i^2` of the bin, an
+    approximation that is exact for equal weights. ``"bootstrap"``:
+    percentile intervals of the bin's event rate over resamples of the
+    rows (``n`` draws with replacement, as multinomial counts of the groups
+    of rows that share a bin, an outcome and a weight), the bins fixed.
+
+    References
+    ----------
+    .. [1] E. B. Wilson, "Probable inference, the law of succession, and
+       statistical inference", J. Amer. Statist. Assoc. 22(158), 1927.
 
     Examples
     --------
@@ -377,10 +466,9 @@ def reliability_table(
     data = check_calibration_inputs(y_true, y_prob, sample_weight, pos_label, labels)
     reduction = resolve_reduction(data, reduction)
     ((y, p),) = binary_views(data, reduction)
-    binning, sums, mean_p, mean_y = _bin_gaps(
-        y, p, data.sample_weight, n_bins, strategy, moments=True
-    )
-    return Bunch(
+    w = data.sample_weight
+    binning, sums, mean_p, mean_y = _bin_gaps(y, p, w, n_bins, strategy, moments=True)
+    table = Bunch(
         bin_lower=binning.edges[:-1].copy(),
         bin_upper=binning.edges[1:].copy(),
         weight=sums.weight * data.weight_scale,
@@ -389,3 +477,16 @@ def reliability_table(
         event_rate=mean_y,
         gap=mean_p - mean_y,
     )
+    if interval == "wilson":
+        with np.errstate(invalid="ignore", divide="ignore"):
+            n_effective = np.where(sums.weight > 0, sums.weight**2 / sums.sum_w2, 0.0)
+        low, high = _wilson_interval(mean_y, n_effective, confidence_level)
+        table.update(interval_low=low, interval_high=high)
+    elif interval == "bootstrap":
+        rng = check_random_state(random_state)
+        rates = _bootstrap_rates(binning, y, p, w, n_bootstrap, rng)
+        low, high = percentile_band(rates, confidence_level)
+        empty = sums.weight <= 0
+        low[empty] = high[empty] = np.nan
+        table.update(interval_low=low, interval_high=high)
+    return table

@@ -1,9 +1,10 @@
-"""Kernel (Nadaraya-Watson) estimate of the calibration error induced by a
-proper score, and the pointwise sharpness gap (Chidambaram & Ge)."""
+"""Kernel (Nadaraya-Watson) estimates of the calibration error induced by a
+proper score and of the pointwise sharpness gap (Chidambaram & Ge), at the
+predictions and on a grid (the calibration-sharpness diagram's numbers)."""
 
 # SPDX-License-Identifier: BSD-3-Clause
 
-from numbers import Real
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.utils import Bunch
@@ -25,80 +26,120 @@ from skcal.metrics._proper import (
     full_scores,
 )
 
+# Where the kernel weight of the data at a point of the grid is below this
+# fraction of its maximum, the curve of calibration_sharpness_curve is NaN:
+# an extrapolation from a handful of distant predictions.
+_SUPPORT_RTOL = 1e-3
+
+# Predictions spread over less than this are a constant predictor.
+_CONSTANT_SPREAD = 1e-6
+
 # ---------------------------------------------------------------------------
-# The estimator on one binary view
+# Nadaraya-Watson regression of one binary view, at any sorted points
 # ---------------------------------------------------------------------------
 
 
-def _reaches(groups, carriers, kernel, bandwidth):
-    """Whether some group in ``carriers`` has positive kernel weight at each group.
+def _reaches(query, points, carriers, kernel, bandwidth):
+    """Whether a point in ``carriers`` has positive kernel weight at each query.
 
     The Gaussian kernel is positive everywhere; the Epanechnikov kernel on
     the open interval of half-width ``bandwidth``. Deciding this by counting,
     not from rounded sums, keeps the exact zeros of the estimates exact.
     """
     if kernel == "gaussian":
-        return np.full(groups.values.shape[0], carriers.any())
-    z = groups.values / bandwidth
-    z_carriers = z[carriers]
-    inside = np.searchsorted(z_carriers, z + 1.0, side="left") - np.searchsorted(
-        z_carriers, z - 1.0, side="right"
+        return np.full(query.shape[0], bool(np.any(carriers)))
+    z = points[carriers] / bandwidth
+    zq = query / bandwidth
+    inside = np.searchsorted(z, zq + 1.0, side="left") - np.searchsorted(
+        z, zq - 1.0, side="right"
     )
     return inside > 0
+
+
+def _regression(ties, y, query, *, loss, kernel, bandwidth, full_loss=None):
+    """Kernel sums and Nadaraya-Watson estimates at the sorted points ``query``.
+
+    Returns a Bunch with ``weight`` (the kernel sum of the weights), ``rate``
+    (the estimated event rate, exactly 0 (1) where no event (non-event) has
+    kernel weight, whatever the rounding of the sums: the log loss of a
+    prediction of 0 or 1 depends on it), ``pointwise`` (the divergence of
+    the score between ``query`` and ``rate``), ``expected_loss`` (the
+    smoothed full loss, with ``full_loss``), the data's ``points`` of
+    positive weight and their ``total`` weight.
+    """
+    events = ties.sum(y)
+    nonevents = ties.sum(1.0 - np.asarray(y, dtype=np.float64))
+    source = ties.weight > 0
+    points = ties.values[source]
+    columns = [ties.weight[source], events[source]]
+    if full_loss is not None:
+        finite = np.isfinite(full_loss)
+        columns.append(ties.sum(np.where(finite, full_loss, 0.0))[source])
+        infinite = ties.sum(~finite)[source] > 0
+    sums = kernel_sums(query, points, np.column_stack(columns), kernel, bandwidth)
+    weight = sums[:, 0]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rate = np.clip(sums[:, 1] / weight, 0.0, 1.0)
+    has_event = _reaches(query, points, events[source] > 0, kernel, bandwidth)
+    has_nonevent = _reaches(query, points, nonevents[source] > 0, kernel, bandwidth)
+    rate[~has_event] = 0.0
+    rate[~has_nonevent] = 1.0
+    with np.errstate(invalid="ignore"):
+        pointwise = binary_divergence(query, rate, loss)
+    if loss == "log":
+        pointwise[(query == 0.0) & has_event] = np.inf
+        pointwise[(query == 1.0) & has_nonevent] = np.inf
+    result = Bunch(
+        weight=weight,
+        rate=rate,
+        pointwise=pointwise,
+        points=points,
+        total=float(ties.weight[source].sum()),
+    )
+    if full_loss is not None:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            expected = sums[:, 2] / weight
+        expected[_reaches(query, points, infinite, kernel, bandwidth)] = np.inf
+        result.expected_loss = expected
+    return result
 
 
 def _kernel_estimate(y, p, sample_weight, *, loss, kernel, bandwidth, full_loss=None):
     """Nadaraya-Watson estimates at every distinct prediction.
 
-    Returns a Bunch with the calibration error and, per distinct prediction
-    (``groups``), the kernel sum of the weights, the event rate and, when
-    ``full_loss`` is given, the smoothed full loss.
+    Returns the Bunch of :func:`_regression` at the distinct predictions
+    (``ties.values``), with ``ties`` and the ``calibration_error``; the rate
+    is NaN at a prediction of zero weight that no prediction of positive
+    weight reaches.
     """
-    groups = Ties(p, sample_weight)
-    events = groups.sum(y)
-    sums = [groups.weight, events]
-    if full_loss is not None:
-        finite = np.isfinite(full_loss)
-        sums.append(groups.sum(np.where(finite, full_loss, 0.0)))
-        infinite_weight = groups.sum(~finite)
-    source = groups.weight > 0
-    values = np.column_stack([s[source] for s in sums])
-    smoothed = kernel_sums(
-        groups.values, groups.values[source], values, kernel, bandwidth
+    ties = Ties(p, sample_weight)
+    result = _regression(
+        ties,
+        y,
+        ties.values,
+        loss=loss,
+        kernel=kernel,
+        bandwidth=bandwidth,
+        full_loss=full_loss,
     )
-    denominator = smoothed[:, 0]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        rate = smoothed[:, 1] / denominator
-    # The rate is exactly 0 (1) where no event (non-event) has kernel weight,
-    # and strictly between otherwise, whatever the rounding of the sums: the
-    # log loss of a prediction of exactly 0 or 1 depends on it.
-    has_event = _reaches(groups, events > 0, kernel, bandwidth)
-    nonevents = groups.sum(1.0 - np.asarray(y, dtype=np.float64))
-    has_nonevent = _reaches(groups, nonevents > 0, kernel, bandwidth)
-    np.clip(rate, 0.0, 1.0, out=rate)
-    rate[~has_event] = 0.0
-    rate[~has_nonevent] = 1.0
-    rate[~(source | _reaches(groups, source, kernel, bandwidth))] = np.nan
-    total = groups.weight[source].sum()
-    pointwise = binary_divergence(groups.values, rate, loss)
-    if loss == "log":
-        pointwise[(groups.values == 0.0) & has_event] = np.inf
-        pointwise[(groups.values == 1.0) & has_nonevent] = np.inf
-    error = float(np.dot(groups.weight[source], pointwise[source]) / total)
-    result = Bunch(
-        groups=groups,
-        calibration_error=error,
-        denominator=denominator,
-        rate=rate,
-        pointwise=pointwise,
-        total=total,
+    source = ties.weight > 0
+    everywhere = np.ones(result.points.shape[0], dtype=bool)
+    reached = _reaches(ties.values, result.points, everywhere, kernel, bandwidth)
+    result.rate[~(source | reached)] = np.nan
+    weight = ties.weight[source]
+    result.calibration_error = float(
+        np.dot(weight, result.pointwise[source]) / result.total
     )
-    if full_loss is not None:
-        with np.errstate(invalid="ignore", divide="ignore"):
-            expected = smoothed[:, 2] / denominator
-        expected[_reaches(groups, infinite_weight > 0, kernel, bandwidth)] = np.inf
-        result.expected_loss = expected
+    result.ties = ties
     return result
+
+
+def _mean_full_loss(full_loss, sample_weight):
+    """The mean score of the whole predicted distributions (rows of positive weight)."""
+    if sample_weight is None:
+        return float(full_loss.mean())
+    rows = sample_weight > 0
+    return float(np.average(full_loss[rows], weights=sample_weight[rows]))
 
 
 @validate_params(
@@ -307,25 +348,198 @@ def kernel_calibration_error(
     w = data.sample_weight
     full_loss = full_scores(data, loss)
     estimate = _kernel_estimate(y, p, w, **options, full_loss=full_loss)
-    groups = estimate.groups
-    inverse = groups.inverse
+    inverse = estimate.ties.inverse
     gap = estimate.expected_loss - estimate.pointwise
-    positive = groups.weight > 0
-    weight = groups.weight[positive]
+    positive = estimate.ties.weight > 0
     mass = estimate.total * bandwidth * KERNEL_MASS[kernel]
-    if w is None:
-        total_loss = float(full_loss.mean())
-    else:
-        rows = w > 0
-        total_loss = float(np.average(full_loss[rows], weights=w[rows]))
     return Bunch(
         calibration_error=estimate.calibration_error,
-        total_loss=total_loss,
-        sharpness_gap=float(np.dot(weight, gap[positive]) / estimate.total),
+        total_loss=_mean_full_loss(full_loss, w),
+        sharpness_gap=float(
+            np.dot(estimate.ties.weight[positive], gap[positive]) / estimate.total
+        ),
         prediction=np.array(p, dtype=np.float64),
         event_rate=estimate.rate[inverse],
-        density=(estimate.denominator / mass)[inverse],
+        density=(estimate.weight / mass)[inverse],
         expected_loss=estimate.expected_loss[inverse],
         pointwise_calibration_error=estimate.pointwise[inverse],
         pointwise_sharpness_gap=gap[inverse],
+    )
+
+
+@validate_params(
+    {
+        **DATA_CONSTRAINTS,
+        "loss": [StrOptions(set(LOSSES))],
+        "kernel": [StrOptions(set(KERNELS))],
+        "bandwidth": [Interval(Real, 0, None, closed="neither")],
+        "n_points": [Interval(Integral, 2, None, closed="left")],
+        "reduction": [StrOptions({"auto", "positive", "top_label"})],
+    },
+    prefer_skip_nested_validation=True,
+)
+@fill_doc
+def calibration_sharpness_curve(
+    y_true,
+    y_prob,
+    *,
+    sample_weight=None,
+    pos_label=None,
+    labels=None,
+    loss="brier",
+    kernel="gaussian",
+    bandwidth=0.05,
+    n_points=201,
+    reduction="auto",
+):
+    r"""Kernel calibration curve, density and sharpness gap on a grid.
+
+    The numbers of the calibration-sharpness diagram of Chidambaram and Ge:
+    on a uniform grid of predictions :math:`x`, the Nadaraya-Watson estimate
+    :math:`\hat m(x)` of the event rate, the kernel density :math:`\hat
+    p(x)` of the predictions and the pointwise sharpness gap :math:`\hat
+    \rho(x)` of a proper score, the estimates of
+    :func:`kernel_calibration_error` evaluated on the grid instead of at the
+    predictions; with the calibration term and the total loss of the data.
+    A calibration error alone rewards a constant predictor (mean
+    replacement); its density is a single spike and its sharpness gap is
+    large, which the diagram shows.
+
+    Parameters
+    ----------
+    %(y_true)s
+    %(y_prob)s
+    %(sample_weight)s
+    %(pos_label)s
+    %(labels)s
+    loss : {"brier", "log"}, default="brier"
+        The proper score whose calibration term and sharpness gap are
+        estimated (see :func:`kernel_calibration_error`).
+    kernel : {"gaussian", "epanechnikov"}, default="gaussian"
+        The smoothing kernel.
+    bandwidth : float, default=0.05
+        The kernel's standard deviation (Gaussian) or half-width
+        (Epanechnikov), as in the paper.
+    n_points : int, default=201
+        Number of points of the uniform grid on [0, 1]; it should resolve
+        the bandwidth (spacing well below ``bandwidth``).
+    reduction : {"auto", "positive", "top_label"}, default="auto"
+        ``"top_label"``: the confidence against the correctness of the
+        argmax, as in the paper; ``"positive"``: the probability of
+        ``pos_label`` against its indicator; ``"auto"`` is ``"positive"``
+        for binary problems (and when ``pos_label`` is given) and
+        ``"top_label"`` otherwise.
+
+    Returns
+    -------
+    curve : :class:`~sklearn.utils.Bunch`
+        With the arrays of shape (n_points,)
+
+        - ``grid``: ``linspace(0, 1, n_points)``;
+        - ``calibration``: :math:`\hat m(x)`, NaN where the kernel weight of
+          the data is below 1e-3 of its maximum (an extrapolation from a few
+          distant predictions);
+        - ``density``: :math:`\hat p(x)`, the kernel density of the
+          predictions (not corrected at 0 and 1);
+        - ``expected_loss``: :math:`\hat m_\ell(x)`, the smoothed score of the
+          whole predicted distributions;
+        - ``pointwise_calibration_error``: :math:`d_\varphi(\hat m(x), x)`;
+        - ``sharpness_gap``: :math:`\hat\rho(x)`;
+        - ``band_low``, ``band_high``: the sharpness band
+          :math:`\max(\hat m - \hat p\hat\rho/2, 0)` and
+          :math:`\hat m + \hat p\hat\rho/2` (its height is the density times
+          the gap: where, and how much, the loss is not explained by
+          miscalibration);
+
+        and the floats
+
+        - ``calibration_error``: :math:`d_{\varphi,\mathrm{CAL}}`, as
+          :func:`kernel_calibration_error` returns it;
+        - ``total_loss``: :math:`d_{\phi,\mathrm{TOT}}`, the mean score of
+          the predicted distributions (the Brier score summed over classes,
+          or the log loss);
+        - ``constant_prediction``: the prediction when all of them (of
+          positive weight) lie within 1e-6 of each other, such as mean
+          replacement's; None otherwise.
+
+    See Also
+    --------
+    kernel_calibration_error : The same estimates at the predictions.
+    skcal.plotting.CalibrationSharpnessDisplay : The diagram of these numbers.
+
+    Notes
+    -----
+    With the notation of :func:`kernel_calibration_error`,
+
+    .. math::
+
+        \hat p(x) = \frac{\sum_i w_i K_\sigma(x - p_i)}{\sum_i w_i}, \qquad
+        \hat\rho(x) = \hat m_\ell(x) - d_\varphi(\hat m(x), x),
+
+    with :math:`K_\sigma` the kernel normalised to integrate to 1. The
+    band's area approximates the mean sharpness gap when the predictions
+    stay away from 0 and 1. The estimated gap can be negative, which inverts
+    the band. With the log loss, a row whose predicted distribution gives
+    its class probability 0 has an infinite loss, and the expected loss is
+    infinite wherever that row has kernel weight.
+
+    References
+    ----------
+    .. [1] M. Chidambaram and R. Ge, "Reassessing How to Compare and Improve
+       the Calibration of Machine Learning Models", arXiv:2406.04068.
+
+    Examples
+    --------
+    >>> from skcal.metrics import calibration_sharpness_curve
+    >>> curve = calibration_sharpness_curve(
+    ...     [0, 1, 1, 1], [0.25, 0.25, 0.75, 0.75], bandwidth=0.25, n_points=5)
+    >>> curve.grid.tolist()
+    [0.0, 0.25, 0.5, 0.75, 1.0]
+    >>> curve.calibration.round(3).tolist()
+    [0.509, 0.56, 0.75, 0.94, 0.991]
+
+    A constant prediction has a curve only near its value, no calibration
+    error beyond its gap to the event rate, and a large total loss:
+
+    >>> curve = calibration_sharpness_curve([0, 1, 1, 1], [0.5] * 4, n_points=5)
+    >>> curve.calibration.tolist()
+    [nan, nan, 0.75, nan, nan]
+    >>> curve.calibration_error, curve.total_loss, curve.constant_prediction
+    (0.0625, 0.5, 0.5)
+    """
+    data = check_calibration_inputs(y_true, y_prob, sample_weight, pos_label, labels)
+    reduction = resolve_reduction(data, reduction)
+    ((y, p),) = binary_views(data, reduction)
+    w = data.sample_weight
+    full_loss = full_scores(data, loss)
+    options = dict(loss=loss, kernel=kernel, bandwidth=bandwidth)
+    at_data = _kernel_estimate(y, p, w, **options)
+    grid = np.linspace(0.0, 1.0, n_points)
+    ties = at_data.ties
+    estimate = _regression(ties, y, grid, **options, full_loss=full_loss)
+    weight = np.maximum(estimate.weight, 0.0)
+    defined = weight > _SUPPORT_RTOL * weight.max()
+    calibration = np.where(defined, estimate.rate, np.nan)
+    expected = np.where(defined, estimate.expected_loss, np.nan)
+    pointwise = np.where(defined, estimate.pointwise, np.nan)
+    with np.errstate(invalid="ignore"):  # inf - inf at 0 and 1 (log loss)
+        gap = expected - pointwise
+    density = weight / (estimate.total * bandwidth * KERNEL_MASS[kernel])
+    length = density * gap
+    used = ties.values[ties.weight > 0]
+    constant = None
+    if used[-1] - used[0] < _CONSTANT_SPREAD:
+        constant = float(np.average(used, weights=ties.weight[ties.weight > 0]))
+    return Bunch(
+        grid=grid,
+        calibration=calibration,
+        density=density,
+        expected_loss=expected,
+        pointwise_calibration_error=pointwise,
+        sharpness_gap=gap,
+        band_low=np.maximum(calibration - 0.5 * length, 0.0),
+        band_high=calibration + 0.5 * length,
+        calibration_error=at_data.calibration_error,
+        total_loss=_mean_full_loss(full_loss, w),
+        constant_prediction=constant,
     )
