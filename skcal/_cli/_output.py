@@ -35,7 +35,8 @@ def format_table(header, rows):
 
     Examples
     --------
-    >>> print(format_table(["measure", "value"], [["ECE", "0.0123"], ["log loss", "0.5"]]))
+    >>> rows = [["ECE", "0.0123"], ["log loss", "0.5"]]
+    >>> print(format_table(["measure", "value"], rows))
     measure    value
     ECE       0.0123
     log loss     0.5

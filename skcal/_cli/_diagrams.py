@@ -1,0 +1,109 @@
+"""The diagrams of ``skcal report`` and ``skcal demo``, drawn by skcal.plotting.
+
+All drawing of the command line is here: :func:`write_diagrams` draws one
+panel per set of predictions with each Display and saves one PNG per
+Display. A bare :class:`matplotlib.figure.Figure` is used (no pyplot), so
+the user's backend does not matter.
+"""
+
+# SPDX-License-Identifier: BSD-3-Clause
+
+from pathlib import Path
+
+import numpy as np
+
+from skcal._cli._output import open_output
+
+
+def diagram_paths(prefix):
+    """The files :func:`write_diagrams` writes for ``prefix``.
+
+    Examples
+    --------
+    >>> [path.name for path in diagram_paths("out/preds-")]
+    ['preds-reliability.png', 'preds-calibration-sharpness.png']
+    """
+    return [
+        Path(f"{prefix}{name}.png") for name in ("reliability", "calibration-sharpness")
+    ]
+
+
+def _positive_or_labels(y_prob, classes):
+    """The Displays' view: the positive column and ``pos_label``, or ``labels``."""
+    if y_prob.shape[1] == 2:
+        return y_prob[:, 1], {"pos_label": classes[1]}
+    return y_prob, {"labels": classes}
+
+
+def _draw_reliability(ax, panel, n_bootstrap):
+    """A reliability diagram; ``panel = (y_true, y_prob (n, K), classes, weights)``."""
+    from skcal.plotting import ReliabilityDisplay
+
+    y_true, y_prob, classes, sample_weight = panel
+    y_prob, options = _positive_or_labels(y_prob, np.asarray(classes))
+    ReliabilityDisplay.from_predictions(
+        y_true,
+        y_prob,
+        sample_weight=sample_weight,
+        n_bootstrap=n_bootstrap,
+        random_state=0,  # a reproducible band
+        ax=ax,
+        **options,
+    )
+
+
+def _draw_sharpness(ax, panel, n_bootstrap):
+    """A calibration-sharpness diagram (no bootstrap: ``n_bootstrap`` unused)."""
+    from skcal.plotting import CalibrationSharpnessDisplay
+
+    y_true, y_prob, classes, sample_weight = panel
+    y_prob, options = _positive_or_labels(y_prob, np.asarray(classes))
+    CalibrationSharpnessDisplay.from_predictions(
+        y_true, y_prob, sample_weight=sample_weight, ax=ax, **options
+    )
+
+
+def _figure(n_panels):
+    """A figure of up to four panels a row, and its axes."""
+    from matplotlib.figure import Figure
+
+    n_cols = min(4, n_panels)
+    n_rows = -(-n_panels // n_cols)
+    figure = Figure(figsize=(3.6 * n_cols, 3.8 * n_rows), layout="constrained")
+    axes = figure.subplots(n_rows, n_cols, squeeze=False).ravel()
+    for ax in axes[n_panels:]:
+        ax.set_visible(False)
+    return figure, axes
+
+
+def write_diagrams(panels, prefix, *, n_bootstrap=100, overwrite=False):
+    """Write the reliability and calibration-sharpness diagrams as PNG files.
+
+    Parameters
+    ----------
+    panels : dict
+        ``{panel title: (y_true, y_prob, classes, sample_weight)}``, with
+        ``y_prob`` of shape ``(n_samples, n_classes)`` whose columns are
+        ``classes`` (for two classes the second is positive), and
+        ``sample_weight`` None or of shape ``(n_samples,)``.
+    prefix : str or pathlib.Path
+        The start of each file's path, e.g. ``"out/preds-"``.
+    n_bootstrap : int, default=100
+        The bootstrap resamples of the reliability diagram's band.
+    overwrite : bool, default=False
+        Whether existing files may be replaced.
+
+    Returns
+    -------
+    paths : list of pathlib.Path
+        The files written (:func:`diagram_paths`).
+    """
+    paths = diagram_paths(prefix)
+    for path, draw in zip(paths, (_draw_reliability, _draw_sharpness), strict=True):
+        figure, axes = _figure(len(panels))
+        for ax, (title, panel) in zip(axes, panels.items(), strict=False):
+            draw(ax, panel, n_bootstrap)
+            ax.set_title(title)
+        with open_output(path, overwrite, binary=True) as file:
+            figure.savefig(file, format="png", dpi=100)
+    return paths

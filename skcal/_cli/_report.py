@@ -1,0 +1,158 @@
+"""``skcal report``: the calibration of predictions saved in a file.
+
+The file is read (only the named columns), the columns are validated once by
+skcal's input contract, every measure is computed by the registry's
+``Measure.evaluate`` with bias-corrected bootstrap intervals
+(:func:`skcal._utils._bootstrap.bootstrap_intervals`), and the table is printed and,
+with ``--out``, written with the diagrams. Output files are written before
+anything is printed, so that an error leaves stdout empty.
+"""
+
+# SPDX-License-Identifier: BSD-3-Clause
+
+import math
+from pathlib import Path
+
+import numpy as np
+
+from skcal._cli._diagrams import diagram_paths, write_diagrams
+from skcal._cli._errors import reported
+from skcal._cli._inputs import build_problem, column_request
+from skcal._cli._output import format_table, prepare_outputs, step, write_csv
+from skcal._cli._reading import TEXT_FORMATS, read_columns, source
+from skcal._utils._bootstrap import bootstrap_intervals
+from skcal.metrics._registry import MEASURES_BY_NAME
+
+CONFIDENCE_LEVEL = 0.95
+
+
+def _about(src, request):
+    """The subject of a data error: the file, and what top-label input means."""
+    if request.confidence is None:
+        return str(src.path)
+    return (
+        f"{src.path} (top-label input: y_true is whether {request.predicted!r} "
+        f"equals {request.y_true!r}, y_prob is {request.confidence!r})"
+    )
+
+
+def _load(args, src, request):
+    """The validated problem; the columns as read are dropped on return."""
+    columns = read_columns(src, request.labels(), request.numbers(), args.max_bytes)
+    with reported(_about(src, request)):
+        return build_problem(
+            request,
+            columns,
+            printed=src.format in TEXT_FORMATS,
+            pos_label=args.pos_label,
+            labels=args.labels,
+        )
+
+
+def _intervals(problem, measures, values, args):
+    """``{name: (low, high)}`` from ``--n-bootstrap`` resamples; empty for 0."""
+    if not args.n_bootstrap:
+        return {}
+    n = problem.y_prob.shape[0]
+    with step(1, 1, f"{args.n_bootstrap} bootstrap resamples of {n} rows"):
+        return bootstrap_intervals(
+            lambda name, weights: problem.score(measures[name], weights),
+            values,
+            n,
+            args.n_bootstrap,
+            CONFIDENCE_LEVEL,
+            np.random.RandomState(args.random_state),
+        )
+
+
+def _measure(args, src, request):
+    """The problem, ``{name: value}`` and ``{name: (low, high)}``."""
+    problem = _load(args, src, request)
+    measures = {name: MEASURES_BY_NAME[name] for name in dict.fromkeys(args.metrics)}
+    with reported(str(src.path)):
+        values = {name: problem.score(m) for name, m in measures.items()}
+        intervals = _intervals(problem, measures, values, args)
+    return problem, values, intervals
+
+
+def _outputs(args, src):
+    """The table's path and the diagrams' prefix; the folder ready, or None."""
+    if args.out is None:
+        return None
+    folder = Path(args.out)
+    table, prefix = folder / f"{src.stem}-calibration.csv", f"{folder / src.stem}-"
+    prepare_outputs(folder, [table, *diagram_paths(prefix)], args.overwrite)
+    return table, prefix
+
+
+def _write(outputs, problem, values, intervals, args, src):
+    """Write the table as CSV and the diagrams; return the paths."""
+    table, prefix = outputs
+    rows = []
+    for name, value in values.items():
+        low, high = intervals.get(name, (math.nan, math.nan))
+        rows.append([name, repr(value), repr(low), repr(high)])
+    write_csv(table, ["measure", "value", "ci_low", "ci_high"], rows, args.overwrite)
+    panel = (
+        problem.classes[problem.y_true],
+        problem.y_prob,
+        problem.classes,
+        None,
+    )
+    with reported(f"{src.path}: cannot draw the diagrams"):
+        diagrams = write_diagrams(
+            {src.stem: panel},
+            prefix,
+            n_bootstrap=min(args.n_bootstrap, 100),
+            overwrite=args.overwrite,
+        )
+    return [table, *diagrams]
+
+
+def _printed_table(src, problem, values, intervals, n_bootstrap):
+    """The lines printed on stdout."""
+    rows = []
+    for name, value in values.items():
+        low, high = intervals.get(name, (math.nan, math.nan))
+        interval = f"[{low:.4f}, {high:.4f}]" if n_bootstrap else "-"
+        rows.append([name, f"{value:.4f}", interval])
+    n = problem.y_prob.shape[0]
+    level = f"{100 * CONFIDENCE_LEVEL:g}% CI" if n_bootstrap else "no interval"
+    lines = [
+        f"skcal report: {src.path.name}: {n} samples, {problem.description}",
+        format_table(["measure", "value", level], rows),
+    ]
+    if n_bootstrap:
+        lines.append(
+            f"(bias-corrected percentile intervals from {n_bootstrap} bootstrap "
+            "resamples of the rows; lower is better)"
+        )
+    return lines
+
+
+def run_report(args):
+    """Run ``skcal report``.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The options (see :func:`skcal._cli._arguments.build_parser`).
+
+    Returns
+    -------
+    status : int
+        0; bad input raises :class:`~skcal._cli._errors.InputError`.
+    """
+    src = source(args.predictions, args.format)
+    request = column_request(args, src)
+    outputs = _outputs(args, src)
+    problem, values, intervals = _measure(args, src, request)
+    written = (
+        []
+        if outputs is None
+        else _write(outputs, problem, values, intervals, args, src)
+    )
+    lines = _printed_table(src, problem, values, intervals, args.n_bootstrap)
+    lines += [f"Wrote {path}" for path in written]
+    print("\n".join(lines))
+    return 0

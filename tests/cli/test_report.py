@@ -1,0 +1,295 @@
+"""Tests of ``skcal report`` on good input (``skcal/_cli/_report.py``)."""
+
+# SPDX-License-Identifier: BSD-3-Clause
+
+import gzip
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+from sklearn.metrics import brier_score_loss, log_loss
+
+from skcal.metrics import (
+    cutoff_calibration_error,
+    expected_calibration_error,
+    kernel_calibration_error,
+    smooth_ece,
+)
+from tests.cli._helpers import (
+    error_line,
+    printed,
+    printed_values,
+    random_binary,
+    random_multiclass,
+    report_values,
+    rows_of,
+    run,
+    write_rows,
+)
+
+REPORT_MEASURES = {
+    "expected_calibration_error": expected_calibration_error,
+    "smooth_ece": smooth_ece,
+    "cutoff_calibration_error": cutoff_calibration_error,
+    "brier_score_loss": brier_score_loss,
+    "log_loss": log_loss,
+}
+
+
+def expected_binary(name, y, p):
+    """A report measure computed directly on binary labels and probabilities."""
+    if name == "log_loss":
+        return log_loss(y, np.column_stack([1 - p, p]))
+    return REPORT_MEASURES[name](y, p)
+
+
+# ---------------------------------------------------------------------------
+# Real model outputs
+# ---------------------------------------------------------------------------
+
+
+def test_report_top_label_csv(capsys, tmp_path, shared_data_dir):
+    """Check the top-label report of a real CSV against the measures themselves."""
+    path = shared_data_dir / "hollance-resnet110-c10-toplabel.csv"
+    status, out, err = run(
+        capsys,
+        "report",
+        path,
+        "--y-true",
+        "true_label",
+        "--predicted",
+        "pred_label",
+        "--confidence",
+        "confidence",
+        "--n-bootstrap",
+        "20",
+        "--out",
+        tmp_path,
+    )
+    assert status == 0, err
+    data = np.loadtxt(path, delimiter=",", skiprows=1)
+    correct = (data[:, 0] == data[:, 1]).astype(int)
+    confidence = data[:, 2]
+    assert f"accuracy {correct.mean():.4f}" in out
+    values = report_values(tmp_path / "hollance-resnet110-c10-toplabel-calibration.csv")
+    assert list(values) == list(REPORT_MEASURES)
+    for name in REPORT_MEASURES:
+        value, low, high = values[name]
+        assert_allclose(value, expected_binary(name, correct, confidence), rtol=1e-10)
+        assert low < high
+        assert printed(out, name) == float(f"{value:.4f}")
+
+
+def test_report_multiclass_npz(capsys, shared_data_dir):
+    """Check the report of a real multiclass NPZ, arrays named or found."""
+    path = shared_data_dir / "netcal-lenet-5-cifar-10.npz"
+    with np.load(path) as data:
+        y = data["ground_truth"]
+        p = data["predictions"].astype(np.float64)
+    p /= p.sum(axis=1, keepdims=True)
+    common = ["report", path, "--n-bootstrap", "5"]
+    arrays = ["--y-true", "ground_truth", "--y-prob", "predictions"]
+    status, named, err = run(capsys, *common, *arrays)
+    assert status == 0, err
+    assert err.count("\n") == 1  # the progress line, no warning
+    assert "10 classes" in named
+    for name, measure in REPORT_MEASURES.items():
+        expected = measure(y, p, labels=np.arange(10))
+        assert_allclose(printed(named, name), expected, atol=5.01e-5)
+    status, found, _ = run(capsys, *common)
+    assert status == 0
+    assert found == named
+
+
+# ---------------------------------------------------------------------------
+# Small files written here
+# ---------------------------------------------------------------------------
+
+
+def test_report_binary_csv(capsys, tmp_path, global_random_seed):
+    """Check a binary report, with 0/1 labels and with string labels."""
+    rng = np.random.RandomState(global_random_seed)
+    y, p = random_binary(rng)
+    numeric = write_rows(tmp_path / "numeric.csv", ["y", "p"], rows_of(y, p))
+    words = np.where(y == 1, "sick", "well")
+    text = write_rows(tmp_path / "text.csv", ["y", "p"], rows_of(words, p))
+    common = ["--y-true", "y", "--y-prob", "p", "--n-bootstrap", "10"]
+    status, out, err = run(capsys, "report", numeric, *common, "--out", tmp_path)
+    assert status == 0, err
+    values = report_values(tmp_path / "numeric-calibration.csv")
+    # Both diagrams of the predictions are written beside the table.
+    for png in ("numeric-reliability.png", "numeric-calibration-sharpness.png"):
+        assert (tmp_path / png).read_bytes().startswith(b"\x89PNG")
+        assert f"Wrote {tmp_path / png}" in out
+    for name in REPORT_MEASURES:
+        assert_allclose(values[name][0], expected_binary(name, y, p), rtol=1e-12)
+    options = ["--pos-label", "sick", "--out", tmp_path]
+    assert run(capsys, "report", text, *common, *options)[0] == 0
+    assert report_values(tmp_path / "text-calibration.csv") == values
+
+
+def test_report_multiclass_csv(capsys, tmp_path, global_random_seed):
+    """Check a multiclass report, with columns in class order or named classes."""
+    rng = np.random.RandomState(global_random_seed)
+    y, p = random_multiclass(rng)
+    common = ["--y-true", "y", "--n-bootstrap", "0"]
+    ordered = write_rows(
+        tmp_path / "ordered.csv", ["y", "p0", "p1", "p2"], rows_of(y, p)
+    )
+    status, out, err = run(
+        capsys, "report", ordered, *common, "--y-prob", "p0", "p1", "p2"
+    )
+    assert status == 0, err
+    for name, measure in REPORT_MEASURES.items():
+        expected = measure(y, p, labels=[0, 1, 2])
+        assert_allclose(printed(out, name), expected, atol=5.01e-5)
+    # The same data with the columns shuffled, each named after its class.
+    order = rng.permutation(3)
+    shuffled = write_rows(
+        tmp_path / "shuffled.csv", ["y", *map(str, order)], rows_of(y, p[:, order])
+    )
+    columns = [str(k) for k in order]
+    status, again, _ = run(capsys, "report", shuffled, *common, "--y-prob", *columns)
+    assert status == 0
+    assert again.splitlines()[1:] == out.splitlines()[1:]
+    # ... or in any order, with --labels naming the class of each column.
+    labels = ["--labels", *columns]
+    renamed = ["--y-prob", "p0", "p1", "p2"]
+    write_rows(ordered, ["y", "p0", "p1", "p2"], rows_of(y, p[:, order]))
+    status, named, _ = run(capsys, "report", ordered, *common, *renamed, *labels)
+    assert status == 0
+    assert named.splitlines()[1:] == out.splitlines()[1:]
+
+
+def test_report_rounded_rows(capsys, tmp_path, global_random_seed):
+    """Check that rows summing to 1 up to their printed rounding are accepted."""
+    rng = np.random.RandomState(global_random_seed)
+    y, p = random_multiclass(rng, n=50, k=7)
+    rows = rows_of(y, p, fmt="{:.3f}".format)
+    rounded = np.array([row[1:] for row in rows], dtype=float)
+    assert np.abs(rounded.sum(axis=1) - 1).max() > 1e-6
+    path = write_rows(tmp_path / "rounded.csv", ["y", *"abcdefg"], rows)
+    common = ["report", path, "--y-true", "y", "--y-prob", *"abcdefg"]
+    status, out, err = run(capsys, *common, "--n-bootstrap", "0")
+    assert status == 0, err
+    assert err == ""
+    renormalized = rounded / rounded.sum(axis=1, keepdims=True)
+    expected = log_loss(y, renormalized, labels=np.arange(7))
+    assert_allclose(printed(out, "log_loss"), expected, atol=5.01e-5)
+    # A row off by more than its rounding (7 x 0.0005) is still an error.
+    rows[3][1] = f"{float(rows[3][1]) + 0.01:.3f}"
+    write_rows(path, ["y", *"abcdefg"], rows)
+    line = error_line(capsys, *common, "--n-bootstrap", "0")
+    assert line.startswith(f"skcal: error: {path}: y_prob has 1 row(s) that do not sum")
+
+
+def test_report_bootstrap_is_seeded(capsys, tmp_path, global_random_seed):
+    """Check that the intervals depend on --random-state and on it alone."""
+    rng = np.random.RandomState(global_random_seed)
+    y, p = random_binary(rng, n=100)
+    path = write_rows(tmp_path / "d.csv", ["y", "p"], rows_of(y, p))
+    common = ["report", path, "--y-true", "y", "--y-prob", "p", "--n-bootstrap", "10"]
+    first = run(capsys, *common, "--random-state", "1")[1]
+    assert run(capsys, *common, "--random-state", "1")[1] == first
+    assert run(capsys, *common, "--random-state", "2")[1] != first
+
+
+def test_report_metrics_option(capsys, tmp_path, global_random_seed):
+    """Check that --metrics reports any registered measure, in the order given."""
+    rng = np.random.RandomState(global_random_seed)
+    y, p = random_binary(rng, n=200)
+    path = write_rows(tmp_path / "d.csv", ["y", "p"], rows_of(y, p))
+    metrics = ["kernel_calibration_error", "brier_score_loss"]
+    status, out, err = run(
+        capsys, "report", path, "--y-true", "y", "--y-prob", "p",
+        "--n-bootstrap", "0", "--metrics", *metrics,
+    )  # fmt: skip
+    assert status == 0, err
+    assert list(printed_values(out)) == metrics
+    expected = kernel_calibration_error(y, p)
+    assert_allclose(printed(out, metrics[0]), expected, atol=5.01e-5)
+
+
+def test_report_labels_with_one_column(capsys, tmp_path, global_random_seed):
+    """Check that --labels with one probability column reaches the contract.
+
+    Two labels and --pos-label make a binary problem of any labels; labels
+    absent from --labels are rejected, not ignored.
+    """
+    rng = np.random.RandomState(global_random_seed)
+    y, p = random_binary(rng, n=100)
+    words = np.where(y == 1, "sick", "well")
+    path = write_rows(tmp_path / "d.csv", ["y", "p"], rows_of(words, p))
+    common = ["report", path, "--y-true", "y", "--y-prob", "p", "--n-bootstrap", "0"]
+    status, out, err = run(
+        capsys, *common, "--labels", "well", "sick", "--pos-label", "sick"
+    )
+    assert status == 0, err
+    assert_allclose(
+        printed(out, "brier_score_loss"), brier_score_loss(y, p), atol=5.01e-5
+    )
+    line = error_line(capsys, *common, "--labels", "well", "ill", "--pos-label", "ill")
+    assert f"{path}: y_true contains " in line
+    line = error_line(capsys, *common, "--labels", "a", "b", "c")
+    assert "labels has 3 classes but a 1-D y_prob" in line
+
+
+# ---------------------------------------------------------------------------
+# The same predictions in every format give the same report
+# ---------------------------------------------------------------------------
+
+
+def _write_every_format(folder, y, p, labels):
+    """The same labels and probability columns in every format skcal reads."""
+    import pandas as pd
+
+    names = [f"p{j}" for j in range(p.shape[1])]
+    frame = pd.DataFrame({"y": labels, **dict(zip(names, p.T, strict=True))})
+    paths = {fmt: folder / f"preds.{fmt}" for fmt in ("csv", "tsv", "parquet", "npz")}
+    frame.to_csv(paths["csv"], index=False)
+    frame.to_csv(paths["tsv"], index=False, sep="\t")
+    frame.to_parquet(paths["parquet"], index=False)
+    np.savez(paths["npz"], y=labels, **dict(zip(names, p.T, strict=True)))
+    records = np.rec.fromarrays([labels, *p.T], names=["y", *names])
+    paths["npy"] = folder / "preds.npy"
+    np.save(paths["npy"], records)
+    paths["csv.gz"] = folder / "preds.csv.gz"
+    paths["csv.gz"].write_bytes(gzip.compress(paths["csv"].read_bytes()))
+    paths["tab.zip"] = folder / "preds.tab.zip"
+    frame.to_csv(paths["tab.zip"], index=False, sep="\t", compression="zip")
+    paths["csv.bz2"] = folder / "preds.csv.bz2"
+    frame.to_csv(paths["csv.bz2"], index=False, compression="bz2")
+    paths["csv.xz"] = folder / "preds.csv.xz"
+    frame.to_csv(paths["csv.xz"], index=False, compression="xz")
+    return paths, names
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("kind", ["int", "str", "bytes"])
+def test_report_round_trips(capsys, tmp_path, global_random_seed, n_classes, kind):
+    """Check that CSV, TSV, Parquet, NPZ, NPY and compressed CSV agree."""
+    pytest.importorskip("pyarrow")
+    rng = np.random.RandomState(global_random_seed)
+    y, p = random_multiclass(rng, n=120, k=n_classes)
+    labels = {"int": y, "str": np.array([f"a{k}" for k in y])}.get(kind)
+    if kind == "bytes":
+        labels = np.array([f"c{k}".encode() for k in y])
+    paths, names = _write_every_format(tmp_path, y, p, labels)
+    first_label = {"int": "0", "str": "a0", "bytes": "c0"}[kind]
+    options = ["--y-true", "y", "--y-prob", *names, "--n-bootstrap", "0"]
+    if n_classes == 2:  # the second column is positive unless --pos-label says
+        options += ["--pos-label", first_label]
+    outputs = {}
+    for fmt, path in paths.items():
+        if kind == "bytes" and fmt not in ("npz", "npy"):
+            continue  # only NumPy files store bytes
+        status, out, err = run(capsys, "report", path, *options)
+        assert status == 0, (fmt, err)
+        outputs[fmt] = out.splitlines()[1:]
+    assert len({tuple(lines) for lines in outputs.values()}) == 1, outputs
+    if n_classes == 2:
+        expected = brier_score_loss(y == 0, p[:, 0])
+        (lines,) = {tuple(lines) for lines in outputs.values()}
+        assert_allclose(
+            printed("\n".join(lines), "brier_score_loss"), expected, atol=5.01e-5
+        )
