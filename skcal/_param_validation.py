@@ -324,7 +324,9 @@ def validate_params(parameter_constraints, *, prefer_skip_nested_validation):
 
     def decorator(func):
         signature = inspect.signature(func)
-        missing = set(signature.parameters) ^ set(parameter_constraints)
+        # The class of a classmethod (and an instance) is no parameter to check.
+        names = set(signature.parameters) - {"cls", "self"}
+        missing = names ^ set(parameter_constraints)
         if missing:
             raise ValueError(
                 f"Constraints of {func.__qualname__} do not match its signature: "

@@ -8,7 +8,14 @@ import pytest
 
 numpydoc_validate = pytest.importorskip("numpydoc.validate")
 
-PUBLIC_MODULES = ["skcal", "skcal.metrics", "skcal.calibration", "skcal.plotting"]
+PUBLIC_MODULES = [
+    "skcal",
+    "skcal.calibration",
+    "skcal.discovery",
+    "skcal.metrics",
+    "skcal.model_selection",
+    "skcal.plotting",
+]
 
 # Checks we do not enforce, each with its reason.
 IGNORED = {

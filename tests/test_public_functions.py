@@ -13,7 +13,7 @@ from skcal._param_validation import InvalidParameterError
 PUBLIC_FUNCTIONS = [
     func
     for func in (getattr(skcal.metrics, name) for name in skcal.metrics.__all__)
-    if next(iter(inspect.signature(func).parameters)) == "y_true"
+    if next(iter(inspect.signature(func).parameters), None) == "y_true"
 ]
 SHARED_KEYWORDS = ("sample_weight", "pos_label", "labels")
 # Parameters that accept any hashable label, so that an arbitrary string is valid.

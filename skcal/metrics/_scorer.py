@@ -248,7 +248,7 @@ def get_scorer(scoring):
 
 
 def get_scorers(names):
-    """Scorers for ``scoring=``, by name: skcal's and scikit-learn's, mixed.
+    """Get scorers by name for ``scoring=``, skcal's and scikit-learn's mixed.
 
     scikit-learn resolves a string or a list of strings given as
     ``scoring=`` from its own names only, and has no public way to add

@@ -69,14 +69,15 @@ def resolve_metrics(metrics):
 class CrossValCalibration:
     """The result of :func:`cross_val_calibration`, printable as a table.
 
-    Attributes
+    Parameters
     ----------
     metrics : list of str
         The measures, in the order of the table.
     value : dict
         Each measure on the pooled out-of-fold predictions.
     ci_low, ci_high : dict
-        The bounds of each measure's bootstrap percentile interval.
+        The bounds of each measure's bootstrap interval (NaN without
+        resamples).
     per_fold : dict
         Each measure on each test fold, as an ndarray of shape (n_folds,).
     y_true : ndarray of shape (n_samples,)
@@ -96,11 +97,53 @@ class CrossValCalibration:
         The number of bootstrap resamples.
     name : str
         The estimator's class name.
+
+    See Also
+    --------
+    cross_val_calibration : The function that returns it.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.naive_bayes import GaussianNB
+    >>> from skcal.model_selection import cross_val_calibration
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> result = cross_val_calibration(
+    ...     GaussianNB(), X, y, metrics=["brier_score_loss"], n_bootstrap=0)
+    >>> result.metrics, result.per_fold["brier_score_loss"].shape
+    (['brier_score_loss'], (5,))
     """
 
-    def __init__(self, **fields):
-        for key, value in fields.items():
-            setattr(self, key, value)
+    def __init__(
+        self,
+        *,
+        metrics,
+        value,
+        ci_low,
+        ci_high,
+        per_fold,
+        y_true,
+        y_prob,
+        classes,
+        sample_weight,
+        test_indices,
+        confidence_level,
+        n_bootstrap,
+        name,
+    ):
+        self.metrics = metrics
+        self.value = value
+        self.ci_low = ci_low
+        self.ci_high = ci_high
+        self.per_fold = per_fold
+        self.y_true = y_true
+        self.y_prob = y_prob
+        self.classes = classes
+        self.sample_weight = sample_weight
+        self.test_indices = test_indices
+        self.confidence_level = confidence_level
+        self.n_bootstrap = n_bootstrap
+        self.name = name
 
     def to_frame(self):
         """The table as a pandas DataFrame, one row per measure.
@@ -214,9 +257,9 @@ def cross_val_calibration(
     cv : int, cross-validation generator or iterable, default=5
         The folds, as in :func:`sklearn.model_selection.check_cv` (stratified
         for an int); the test sets must partition the samples.
-    metrics : list, tuple or dict, default=("expected_calibration_error", \
-"smooth_ece", "brier_score_loss", "log_loss")
-        The measures: names of skcal's calibration errors
+    metrics : list, tuple or dict, default=("expected_calibration_error", ...)
+        The measures (by default ``"expected_calibration_error"``,
+        ``"smooth_ece"``, ``"brier_score_loss"`` and ``"log_loss"``): names of skcal's calibration errors
         (``"expected_calibration_error"``, ``"smooth_ece"``,
         ``"cutoff_calibration_error"``, ...) or of ``"brier_score_loss"`` and
         ``"log_loss"``, or callables ``f(y_true, y_prob, *, sample_weight,

@@ -2,7 +2,12 @@
 
 # SPDX-License-Identifier: BSD-3-Clause
 
-from skcal.plotting._reliability import ReliabilityDisplay
+from skcal.plotting._binned_reliability import BinnedReliabilityDisplay
 from skcal.plotting._sharpness import CalibrationSharpnessDisplay
+from skcal.plotting._smooth_reliability import SmoothReliabilityDisplay
 
-__all__ = ["CalibrationSharpnessDisplay", "ReliabilityDisplay"]
+__all__ = [
+    "BinnedReliabilityDisplay",
+    "CalibrationSharpnessDisplay",
+    "SmoothReliabilityDisplay",
+]

@@ -1,8 +1,19 @@
-"""What the Displays share: predictions from estimators and cross-validation
-results, axes, reference lines and the shared parameter descriptions."""
+"""What every Display shares: one validation of the data and its binary views,
+``from_estimator`` and ``from_cv_results`` written once, axes and diagonal.
+
+A Display computes nothing itself: its ``from_predictions`` validates the
+data once (:func:`canonical_views`), asks a public function of
+:mod:`skcal.metrics` for the numbers of each view, stores them and draws. A
+subclass defines ``from_predictions``, ``__init__`` and ``_draw_view``;
+:class:`CalibrationDisplay` writes its ``from_estimator`` and
+``from_cv_results`` from the signature and docstring of its
+``from_predictions`` (so that the three keep the same options), and its
+``plot`` draws one axes per view.
+"""
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+import inspect
 import re
 import textwrap
 
@@ -10,13 +21,24 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from skcal._docstrings import fill_doc
-from skcal._param_validation import validate_parameter_constraints
+from skcal._param_validation import HasMethods
+from skcal._reduction import resolve_reduction
 from skcal._utils._indexing import take_rows
+from skcal._validation import check_calibration_inputs, check_sample_weight
+from skcal.plotting._style import merge_style_kwargs
 
 REF_LINE_LABEL = "Perfectly calibrated"
 
-# Parameter descriptions shared by the Displays' methods; a docstring line
-# holding only ``%(name)s`` is replaced, like skcal's own `fill_doc`.
+# Constraints of the parameters that every Display's methods share.
+PLOT_CONSTRAINTS = {
+    "name": [str, None],
+    "ax": [HasMethods(["plot"]), "array-like", None],
+    "ref_line": ["boolean"],
+    "ref_line_kwargs": [dict, None],
+}
+
+# Parameter descriptions shared by the Displays; a docstring line holding
+# only ``%(name)s`` is replaced, like skcal's own `fill_doc`.
 _PLOT_DOC = {
     "estimator": """\
 estimator : fitted classifier
@@ -48,10 +70,6 @@ X : {array-like, sparse matrix} of shape (n_samples, n_features), default=None
 y : array-like of shape (n_samples,), default=None
     The labels ``cross_validate`` was run on; not used for a
     ``CrossValCalibration``.""",
-    "sample_weight_cv": """\
-sample_weight : array-like of shape (n_samples,), default=None
-    Sample weights of the rows of ``X``. For a ``CrossValCalibration``,
-    None uses its own ``sample_weight``.""",
     "name": """\
 name : str, default=None
     Name of the curve in the legend. None uses the estimator's class
@@ -101,38 +119,84 @@ def doc_filler(entries=None):
     return decorator
 
 
-fill_plot_doc = doc_filler()
-
-
-def check_matplotlib(caller):
-    """Import matplotlib or raise an ImportError that says what needs it."""
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError as exc:  # pragma: no cover - matplotlib is a dependency
-        raise ImportError(
-            f"{caller} requires matplotlib; install it with `pip install matplotlib`."
-        ) from exc
-
-
-def validate(constraints, params, caller):
-    """Check the parameters of a Display method against their constraints."""
-    validate_parameter_constraints(constraints, params, caller_name=caller)
-
-
 # ---------------------------------------------------------------------------
-# Predictions
+# Data: one validation, then the arguments of the public function per view
 # ---------------------------------------------------------------------------
 
 
-def estimator_predictions(estimator, X, pos_label, caller):
+def canonical_views(y_true, y_prob, sample_weight, pos_label, labels, reduction):
+    """Validate the data once; the public functions' arguments for each view.
+
+    Every view is described to the public function in one canonical form:
+    labels as column indices, an ``(n, n_classes)`` matrix (a binary
+    problem's two columns in their order, the positive one holding its
+    probability), ``labels=range(n_classes)`` and, for a one-vs-rest view,
+    the column as ``pos_label``. A classwise diagram is one such view per
+    class.
+
+    Returns
+    -------
+    data : CalibrationData
+        The validated inputs (classes, weight scale, ...).
+    reduction : {"positive", "top_label", "classwise"}
+        The resolved reduction.
+    views : list of dict
+        Keyword arguments of the public function, one dict per view.
+    """
+    data = check_calibration_inputs(y_true, y_prob, sample_weight, pos_label, labels)
+    reduction = resolve_reduction(data, reduction)
+    n_classes = len(data.classes)
+    if data.binary:
+        other = 1 - data.pos_index
+        y_index = np.where(data.y_true, data.pos_index, other)
+        matrix = np.empty((data.y_prob.shape[0], 2))
+        matrix[:, data.pos_index] = data.y_prob
+        matrix[:, other] = 1.0 - data.y_prob
+    else:
+        y_index, matrix = data.y_true, data.y_prob
+    weight = None
+    if data.sample_weight is not None:
+        weight = data.sample_weight * data.weight_scale
+    common = {
+        "y_true": y_index,
+        "y_prob": matrix,
+        "sample_weight": weight,
+        "labels": np.arange(n_classes),
+    }
+    if reduction == "classwise":
+        views = [
+            {**common, "pos_label": k, "reduction": "positive"}
+            for k in range(n_classes)
+        ]
+    elif reduction == "positive":
+        views = [{**common, "pos_label": data.pos_index, "reduction": "positive"}]
+    else:
+        views = [{**common, "reduction": "top_label"}]
+    return data, reduction, views
+
+
+def positive_class(data, reduction):
+    """The positive class of a ``"positive"`` view, as a Python value; else None."""
+    if reduction != "positive":
+        return None
+    label = data.classes[data.pos_index]
+    return label.item() if hasattr(label, "item") else label
+
+
+# ---------------------------------------------------------------------------
+# Predictions of estimators and of cross-validation results
+# ---------------------------------------------------------------------------
+
+
+def estimator_predictions(estimator, X, y, sample_weight, caller):
     """``predict_proba(X)`` of a fitted classifier, with its classes.
 
     Returns
     -------
-    y_prob : ndarray of shape (n_samples, n_classes)
-        Columns in the order of ``estimator.classes_``.
-    classes : ndarray of shape (n_classes,)
-        ``estimator.classes_``.
+    y_true, y_prob, classes, sample_weight, name
+        ``y``, the ``(n, n_classes)`` probabilities with columns in the
+        order of ``estimator.classes_``, the classes, the weights and the
+        estimator's class name.
     """
     if not callable(getattr(estimator, "predict_proba", None)):
         raise TypeError(
@@ -146,13 +210,8 @@ def estimator_predictions(estimator, X, pos_label, caller):
             f"{caller}: {type(estimator).__name__} has no classes_ attribute; pass "
             "a fitted classifier."
         )
-    classes = np.asarray(classes)
-    if pos_label is not None and not np.any(classes == pos_label):
-        raise ValueError(
-            f"pos_label={pos_label!r} is not a class of {type(estimator).__name__} "
-            f"(classes_ = {classes.tolist()})."
-        )
-    return np.asarray(estimator.predict_proba(X), dtype=np.float64), classes
+    y_prob = np.asarray(estimator.predict_proba(X), dtype=np.float64)
+    return y, y_prob, np.asarray(classes), sample_weight, type(estimator).__name__
 
 
 def pooled_cv_predictions(cv_results, X, y, sample_weight, caller):
@@ -169,14 +228,36 @@ def pooled_cv_predictions(cv_results, X, y, sample_weight, caller):
         weight = sample_weight
         if weight is None:
             weight = getattr(cv_results, "sample_weight", None)
-        name = getattr(cv_results, "name", None)
         return (
             np.asarray(cv_results.y_true),
             np.asarray(cv_results.y_prob, dtype=np.float64),
             np.asarray(cv_results.classes),
             weight,
-            name,
+            getattr(cv_results, "name", None),
         )
+    estimators, tests = _folds(cv_results, X, y, caller)
+    y_all = np.asarray(y)
+    sample_weight = check_sample_weight(sample_weight, y_all.shape[0])
+    predictions = [
+        estimator_predictions(e, take_rows(X, t), None, None, caller)[1:3]
+        for e, t in zip(estimators, tests, strict=True)
+    ]
+    y_true = np.concatenate([y_all[t] for t in tests])
+    classes = np.unique(np.concatenate([c for _, c in predictions] + [y_true]))
+    y_prob = np.zeros((y_true.shape[0], classes.shape[0]))
+    start = 0
+    for proba, fold_classes in predictions:
+        stop = start + proba.shape[0]
+        y_prob[start:stop, np.searchsorted(classes, fold_classes)] = proba
+        start = stop
+    weight = None
+    if sample_weight is not None:
+        weight = np.concatenate([sample_weight[t] for t in tests])
+    return y_true, y_prob, classes, weight, type(estimators[0]).__name__
+
+
+def _folds(cv_results, X, y, caller):
+    """The fitted estimators and test indices of a ``cross_validate`` dict."""
     if not isinstance(cv_results, dict):
         raise TypeError(
             f"{caller}: cv_results must be the dict of "
@@ -202,33 +283,183 @@ def pooled_cv_predictions(cv_results, X, y, sample_weight, caller):
             f"{caller}: cv_results has {len(estimators)} estimators and "
             f"{len(tests)} test folds."
         )
-    y_all = np.asarray(y)
-    n = y_all.shape[0]
-    if sample_weight is not None:
-        sample_weight = np.asarray(sample_weight)
-        if sample_weight.shape != (n,):
-            raise ValueError(
-                f"sample_weight has shape {sample_weight.shape}; expected ({n},)."
-            )
-    folds = []
-    for estimator, test in zip(estimators, tests, strict=True):
-        proba, classes = estimator_predictions(
-            estimator, take_rows(X, test), None, caller
+    return estimators, tests
+
+
+# ---------------------------------------------------------------------------
+# from_estimator and from_cv_results, written from from_predictions
+# ---------------------------------------------------------------------------
+
+_P = inspect.Parameter
+
+# The leading parameters of each constructor, and the source of predictions.
+_SOURCES = {
+    "estimator": (
+        [
+            _P("estimator", _P.POSITIONAL_OR_KEYWORD),
+            _P("X", _P.POSITIONAL_OR_KEYWORD),
+            _P("y", _P.POSITIONAL_OR_KEYWORD),
+        ],
+        estimator_predictions,
+    ),
+    "cv_results": (
+        [
+            _P("cv_results", _P.POSITIONAL_OR_KEYWORD),
+            _P("X", _P.POSITIONAL_OR_KEYWORD, default=None),
+            _P("y", _P.POSITIONAL_OR_KEYWORD, default=None),
+        ],
+        pooled_cv_predictions,
+    ),
+}
+
+# What the docstring of each says before its parameters.
+_SUMMARIES = {
+    "estimator": (
+        "Draw the {title} of a fitted classifier on data.\n\n"
+        "``estimator.predict_proba(X)`` gives the probabilities, whose columns\n"
+        "follow ``estimator.classes_``; the rest is :meth:`from_predictions`,\n"
+        "with the estimator's class name as the default ``name``."
+    ),
+    "cv_results": (
+        "Draw one {title} of pooled out-of-fold predictions.\n\n"
+        "The test rows of every fold, predicted by the model fitted without\n"
+        "them, are pooled and drawn by :meth:`from_predictions`; the columns\n"
+        "of folds whose model lacks a class are filled with zeros."
+    ),
+}
+
+_HEAD_DOCS = {
+    "estimator": ("estimator", "X", "y"),
+    "cv_results": ("cv_results", "X_cv", "y_cv"),
+}
+
+# Parameters of from_predictions that the other constructors fill in.
+_FILLED = ("y_true", "y_prob", "labels")
+
+
+def _parameter_entries(docstring):
+    """``{name: text}`` of the entries of a numpydoc Parameters section."""
+    section = docstring.split("Parameters\n", 1)[1].split("\n\n", 1)[0]
+    lines = textwrap.dedent(section).splitlines()[1:]  # drop the dashes
+    entries, name = {}, None
+    for line in lines:
+        if line and not line.startswith(" "):
+            name = line.split(" : ")[0]
+            entries[name] = [line]
+        elif name is not None:
+            entries[name].append(line)
+    return {k: "\n".join(v) for k, v in entries.items()}
+
+
+def _relay_docstring(display, source, parameters):
+    """The docstring of a generated constructor, from ``from_predictions``'."""
+    doc = display.from_predictions.__doc__
+    if doc is None:  # docstrings stripped (python -OO)
+        return None
+    entries = _parameter_entries(doc)
+    head = [_PLOT_DOC[name] for name in _HEAD_DOCS[source]]
+    rest = [entries[p.name] for p in parameters if p.name in entries]
+    summary = _SUMMARIES[source].format(title=display._title)
+    body = "\n".join([*head, *rest])
+    return (
+        f"{summary}\n\nParameters\n----------\n{body}\n\n"
+        f"Returns\n-------\ndisplay : {display.__name__}\n    The drawn display.\n"
+    )
+
+
+def _relay(display, source):
+    """``from_<source>`` of ``display``: predictions, then ``from_predictions``."""
+    head, predictions = _SOURCES[source]
+    options = [
+        p
+        for name, p in inspect.signature(display.from_predictions).parameters.items()
+        if name not in _FILLED
+    ]
+    signature = inspect.Signature(
+        [_P("cls", _P.POSITIONAL_OR_KEYWORD), *head, *options]
+    )
+    qualname = f"{display.__name__}.from_{source}"
+
+    def relay(cls, *args, **kwargs):
+        bound = signature.bind(cls, *args, **kwargs)
+        bound.apply_defaults()
+        arguments = dict(bound.arguments)
+        del arguments["cls"]
+        first, X, y = (arguments.pop(p.name) for p in head)
+        y_true, y_prob, classes, weight, default = predictions(
+            first, X, y, arguments["sample_weight"], qualname
         )
-        folds.append((proba, classes))
-    y_true = np.concatenate([y_all[t] for t in tests])
-    classes = np.unique(np.concatenate([c for _, c in folds] + [y_true]))
-    y_prob = np.zeros((y_true.shape[0], classes.shape[0]))
-    start = 0
-    for proba, fold_classes in folds:
-        stop = start + proba.shape[0]
-        columns = np.searchsorted(classes, fold_classes)
-        y_prob[start:stop, columns] = proba
-        start = stop
-    weight = None
-    if sample_weight is not None:
-        weight = np.concatenate([sample_weight[t] for t in tests])
-    return y_true, y_prob, classes, weight, type(estimators[0]).__name__
+        arguments["sample_weight"] = weight
+        if arguments["name"] is None:
+            arguments["name"] = default
+        return cls.from_predictions(y_true, y_prob, labels=classes, **arguments)
+
+    relay.__signature__ = signature
+    relay.__name__ = f"from_{source}"
+    relay.__qualname__ = qualname
+    relay.__module__ = display.__module__
+    relay.__doc__ = _relay_docstring(display, source, options)
+    return classmethod(relay)
+
+
+# ---------------------------------------------------------------------------
+# The base class
+# ---------------------------------------------------------------------------
+
+
+class CalibrationDisplay:
+    """Base of skcal's Displays (see the module docstring).
+
+    Subclasses set ``_title`` (for generated docstrings), ``_view_fields``
+    (the attributes that hold one entry per view when ``reduction`` is
+    ``"classwise"``) and ``_ref_line_style``, and define ``_draw_view(ax,
+    view, name, styles)`` returning ``{artist attribute: artist}`` and
+    ``_decorate(ax, index)``.
+    """
+
+    _title = "diagram"
+    _view_fields = ()
+    _ref_line_style = {"color": "black", "linestyle": ":", "linewidth": 1.0}
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "from_predictions" in cls.__dict__:
+            cls.from_estimator = _relay(cls, "estimator")
+            cls.from_cv_results = _relay(cls, "cv_results")
+
+    def _view(self, index):
+        """The per-view attributes of view ``index``, as a dict."""
+        classwise = self.reduction == "classwise"
+        return {
+            f: (getattr(self, f)[index] if classwise else getattr(self, f))
+            for f in self._view_fields
+        }
+
+    def _draw(self, ax, *, name, ref_line, ref_line_kwargs, styles):
+        """Draw every view on its axes; store the artists; return ``self``."""
+        classwise = self.reduction == "classwise"
+        if classwise:
+            axes, figure = grid_axes(ax, len(self.classes))
+        else:
+            single, figure = single_axes(ax)
+            axes = np.array([single], dtype=object)
+        name = self.name if name is None else name
+        ref_style = merge_style_kwargs(
+            self._ref_line_style, ref_line_kwargs, name="ref_line_kwargs"
+        )
+        artists = {}
+        for index, view_ax in enumerate(axes):
+            drawn = self._draw_view(view_ax, self._view(index), name, styles)
+            drawn["ref_line_"] = draw_ref_line(view_ax, ref_line, ref_style)
+            for key, artist in drawn.items():
+                artists.setdefault(key, []).append(artist)
+            self._decorate(view_ax, index)
+        for key, values in artists.items():
+            setattr(self, key, values if classwise else values[0])
+        self.axes_ = axes
+        self.ax_ = axes if classwise else axes[0]
+        self.figure_ = figure
+        return self
 
 
 # ---------------------------------------------------------------------------
@@ -302,3 +533,30 @@ def draw_ref_line(ax, ref_line, style):
         if line.get_label() == REF_LINE_LABEL:
             return line
     return ax.plot([0, 1], [0, 1], label=REF_LINE_LABEL, **style)[0]
+
+
+def reliability_labels(display, index):
+    """Axis labels and title of a view of a reliability diagram."""
+    if display.reduction == "classwise":
+        return (
+            "Predicted probability",
+            "Fraction of class",
+            f"Class {display.classes[index]}",
+        )
+    if display.reduction == "top_label":
+        return "Confidence", "Accuracy", None
+    suffix = (
+        "" if display.pos_label is None else f" (positive class: {display.pos_label})"
+    )
+    return f"Predicted probability{suffix}", f"Fraction of positives{suffix}", None
+
+
+def decorate_reliability(display, ax, index):
+    """Limits, aspect, labels, title and legend of a reliability view."""
+    xlabel, ylabel, title = reliability_labels(display, index)
+    ax.set(xlim=(-0.01, 1.01), ylim=(-0.01, 1.01), xlabel=xlabel, ylabel=ylabel)
+    ax.set_aspect("equal", adjustable="box")
+    if title is not None:
+        ax.set_title(title)
+    classwise = display.reduction == "classwise"
+    ax.legend(loc="upper left", fontsize="xx-small" if classwise else "small")

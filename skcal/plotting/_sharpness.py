@@ -2,51 +2,24 @@
 
 # SPDX-License-Identifier: BSD-3-Clause
 
-from numbers import Integral, Real
-
 import numpy as np
 
-from skcal._param_validation import Interval, StrOptions
-from skcal._reduction import binary_views, resolve_reduction
-from skcal._validation import DATA_CONSTRAINTS, check_calibration_inputs
-from skcal.metrics import kernel_calibration_error
-from skcal._utils._kernel_sums import KERNELS
-from skcal.metrics._proper import LOSSES
+from skcal._param_validation import validate_params
+from skcal.metrics import calibration_sharpness_curve
 from skcal.plotting._base import (
-    check_matplotlib,
+    PLOT_CONSTRAINTS,
+    CalibrationDisplay,
+    canonical_views,
     doc_filler,
-    draw_ref_line,
-    estimator_predictions,
-    pooled_cv_predictions,
-    single_axes,
-    validate,
+    positive_class,
 )
-from skcal.plotting._compute import kernel_curve
 from skcal.plotting._style import merge_style_kwargs
 
-# Confidences spread over less than this are drawn as a constant predictor.
-_CONSTANT_SPREAD = 1e-6
-
-_OPTION_CONSTRAINTS = {
-    "sample_weight": DATA_CONSTRAINTS["sample_weight"],
-    "pos_label": DATA_CONSTRAINTS["pos_label"],
-    "labels": DATA_CONSTRAINTS["labels"],
-    "reduction": [StrOptions({"auto", "positive", "top_label"})],
-    "loss": [StrOptions(set(LOSSES))],
-    "kernel": [StrOptions(set(KERNELS))],
-    "bandwidth": [Interval(Real, 0, None, closed="neither")],
-    "n_points": [Interval(Integral, 2, None, closed="left")],
-    "name": [str, None],
-}
-
-_PLOT_CONSTRAINTS = {
-    "name": [str, None],
-    "ref_line": ["boolean"],
+_STYLE_CONSTRAINTS = {
     "show_density": ["boolean"],
     "line_kwargs": [dict, None],
     "band_kwargs": [dict, None],
     "density_kwargs": [dict, None],
-    "ref_line_kwargs": [dict, None],
 }
 
 _LOSS_NAMES = {"brier": "Brier", "log": "log loss"}
@@ -89,7 +62,7 @@ density_kwargs : dict, default=None
 _fill_doc = doc_filler(_DOC)
 
 
-class CalibrationSharpnessDisplay:
+class CalibrationSharpnessDisplay(CalibrationDisplay):
     r"""Calibration-sharpness diagram: kernel calibration curve and sharpness band.
 
     The diagram of Chidambaram and Ge [1]_ shows, on a uniform grid of
@@ -227,6 +200,10 @@ class CalibrationSharpnessDisplay:
     True
     """
 
+    _title = "calibration-sharpness diagram"
+    _view_fields = ()
+    _ref_line_style = {"color": "black", "linestyle": "--", "linewidth": 1.0}
+
     def __init__(
         self,
         *,
@@ -258,6 +235,9 @@ class CalibrationSharpnessDisplay:
         self.name = name
         self.pos_label = pos_label
 
+    @validate_params(
+        {**PLOT_CONSTRAINTS, **_STYLE_CONSTRAINTS}, prefer_skip_nested_validation=True
+    )
     @_fill_doc
     def plot(
         self,
@@ -289,47 +269,49 @@ class CalibrationSharpnessDisplay:
         display : CalibrationSharpnessDisplay
             The display, with its artists stored (``line_``, ``ax_``, ...).
         """
-        check_matplotlib("CalibrationSharpnessDisplay.plot")
-        validate(
-            _PLOT_CONSTRAINTS,
-            {
-                "name": name,
-                "ref_line": ref_line,
-                "show_density": show_density,
-                "line_kwargs": line_kwargs,
-                "band_kwargs": band_kwargs,
-                "density_kwargs": density_kwargs,
-                "ref_line_kwargs": ref_line_kwargs,
-            },
-            "CalibrationSharpnessDisplay.plot",
+        styles = {
+            "show_density": show_density,
+            "line": line_kwargs,
+            "band": band_kwargs,
+            "density": density_kwargs,
+        }
+        return self._draw(
+            ax,
+            name=name,
+            ref_line=ref_line,
+            ref_line_kwargs=ref_line_kwargs,
+            styles=styles,
         )
-        name = self.name if name is None else name
-        ax, figure = single_axes(ax)
-        grid = np.asarray(self.grid, dtype=np.float64)
-        curve = np.asarray(self.curve, dtype=np.float64)
-        low = np.asarray(self.band_low, dtype=np.float64)
-        high = np.asarray(self.band_high, dtype=np.float64)
-        # A negative estimated gap gives an inverted band: draw its extent.
-        low, high = np.minimum(low, high), np.maximum(low, high)
 
+    def _legend_label(self, name):
         text = (
             f"calibration {self.calibration_error:.4f}, "
             f"total {self.total_loss:.4f} ({_LOSS_NAMES.get(self.loss, self.loss)})"
         )
         if self.constant_prediction is not None:
             text += f"\nconstant prediction {self.constant_prediction:.3f}"
-        label = text if name is None else f"{name}\n{text}"
-        style = merge_style_kwargs({"linewidth": 1.5}, line_kwargs, name="line_kwargs")
-        label = style.pop("label", label)
+        return text if name is None else f"{name}\n{text}"
+
+    def _draw_view(self, ax, view, name, styles):
+        """The calibration curve, the sharpness band and the density."""
+        grid = np.asarray(self.grid, dtype=np.float64)
+        curve = np.asarray(self.curve, dtype=np.float64)
+        style = merge_style_kwargs(
+            {"linewidth": 1.5}, styles["line"], name="line_kwargs"
+        )
+        label = style.pop("label", self._legend_label(name))
         line = ax.plot(grid, curve, label=label, zorder=3, **style)[0]
         color = line.get_color()
-
+        # A negative estimated gap gives an inverted band: draw its extent.
+        low = np.asarray(self.band_low, dtype=np.float64)
+        high = np.asarray(self.band_high, dtype=np.float64)
+        low, high = np.minimum(low, high), np.maximum(low, high)
+        finite = np.isfinite(low) & np.isfinite(high)
         band_style = merge_style_kwargs(
             {"color": color, "alpha": 0.4, "linewidth": 0.0},
-            band_kwargs,
+            styles["band"],
             name="band_kwargs",
         )
-        finite = np.isfinite(low) & np.isfinite(high)
         band = ax.fill_between(
             grid,
             np.where(finite, low, 0.0),
@@ -337,35 +319,32 @@ class CalibrationSharpnessDisplay:
             where=finite,
             **band_style,
         )
+        density = None
+        if styles["show_density"]:
+            density = self._draw_density(ax, grid, color, styles["density"])
+        self._top = float(np.max(high[finite])) if finite.any() else 0.0
+        return {"line_": line, "band_": band, "density_": density}
 
-        density_artist = None
-        if show_density:
-            density = np.asarray(self.density, dtype=np.float64)
-            peak = np.nanmax(density) if density.size else 0.0
-            scaled = density / peak if peak > 0 else np.zeros_like(density)
-            density_style = merge_style_kwargs(
-                {
-                    "facecolor": "none",
-                    "edgecolor": color,
-                    "hatch": "//",
-                    "alpha": 0.3,
-                    "linewidth": 0.0,
-                },
-                density_kwargs,
-                name="density_kwargs",
-            )
-            density_artist = ax.fill_between(grid, 0.0, scaled, **density_style)
-
-        ref_style = merge_style_kwargs(
-            {"color": "black", "linestyle": "--", "linewidth": 1.0},
-            ref_line_kwargs,
-            name="ref_line_kwargs",
+    def _draw_density(self, ax, grid, color, density_kwargs):
+        """The density of the predictions, scaled to a peak of 1."""
+        density = np.asarray(self.density, dtype=np.float64)
+        peak = np.nanmax(density) if density.size else 0.0
+        scaled = density / peak if peak > 0 else np.zeros_like(density)
+        style = merge_style_kwargs(
+            {
+                "facecolor": "none",
+                "edgecolor": color,
+                "hatch": "//",
+                "alpha": 0.3,
+                "linewidth": 0.0,
+            },
+            density_kwargs,
+            name="density_kwargs",
         )
-        ref = draw_ref_line(ax, ref_line, ref_style)
+        return ax.fill_between(grid, 0.0, scaled, **style)
 
-        top = max(1.0, ax.get_ylim()[1])
-        if finite.any():
-            top = max(top, float(np.max(high[finite])) * 1.02)
+    def _decorate(self, ax, index):
+        top = max(1.0, ax.get_ylim()[1], 1.02 * self._top)
         ax.set_xlim(0.0, 1.0)
         ax.set_ylim(0.0, top)
         if self.reduction == "top_label":
@@ -378,80 +357,16 @@ class CalibrationSharpnessDisplay:
             ax.set_xlabel(f"Predicted probability{suffix}")
             ax.set_ylabel(f"Event rate given prediction{suffix}")
         ax.legend(loc="upper left", fontsize="small")
-        self.line_ = line
-        self.band_ = band
-        self.density_ = density_artist
-        self.ref_line_ = ref
-        self.ax_ = ax
-        self.figure_ = figure
-        return self
 
     @classmethod
-    def _compute(
-        cls,
-        y_true,
-        y_prob,
-        *,
-        sample_weight,
-        pos_label,
-        labels,
-        reduction,
-        loss,
-        kernel,
-        bandwidth,
-        n_points,
-        name,
-    ):
-        data = check_calibration_inputs(
-            y_true, y_prob, sample_weight, pos_label, labels
-        )
-        reduction = resolve_reduction(data, reduction)
-        result = kernel_calibration_error(
-            y_true,
-            y_prob,
-            sample_weight=sample_weight,
-            pos_label=pos_label,
-            labels=labels,
-            loss=loss,
-            kernel=kernel,
-            bandwidth=bandwidth,
-            reduction=reduction,
-            return_sharpness=True,
-        )
-        ((y, p),) = binary_views(data, reduction)
-        curve = kernel_curve(
-            data,
-            (y, p),
-            loss=loss,
-            kernel=kernel,
-            bandwidth=bandwidth,
-            n_points=n_points,
-        )
-        w = data.sample_weight
-        used = p if w is None else p[w > 0]
-        constant = None
-        if used.max() - used.min() < _CONSTANT_SPREAD:
-            constant = float(np.mean(used))
-        if reduction == "positive":
-            pos_label = data.classes[data.pos_index]
-            pos_label = pos_label.item() if hasattr(pos_label, "item") else pos_label
-        return cls(
-            grid=curve.grid,
-            curve=curve.calibration,
-            density=curve.density,
-            sharpness_gap=curve.sharpness_gap,
-            band_low=curve.band_low,
-            band_high=curve.band_high,
-            calibration_error=result.calibration_error,
-            total_loss=result.total_loss,
-            loss=loss,
-            constant_prediction=constant,
-            reduction=reduction,
-            name=name,
-            pos_label=pos_label,
-        )
-
-    @classmethod
+    @validate_params(
+        {
+            **calibration_sharpness_curve._skcal_parameter_constraints,
+            **PLOT_CONSTRAINTS,
+            **_STYLE_CONSTRAINTS,
+        },
+        prefer_skip_nested_validation=True,
+    )
     @_fill_doc
     def from_predictions(
         cls,
@@ -477,9 +392,8 @@ class CalibrationSharpnessDisplay:
     ):
         """Draw the calibration-sharpness diagram of predicted probabilities.
 
-        The calibration term and total loss come from
-        :func:`~skcal.metrics.kernel_calibration_error` with
-        ``return_sharpness=True``; the curves are its estimates on a grid.
+        Every number comes from
+        :func:`~skcal.metrics.calibration_sharpness_curve`.
 
         Parameters
         ----------
@@ -507,197 +421,28 @@ class CalibrationSharpnessDisplay:
         display : CalibrationSharpnessDisplay
             The drawn display.
         """
-        check_matplotlib("CalibrationSharpnessDisplay.from_predictions")
-        options = dict(
-            sample_weight=sample_weight,
-            pos_label=pos_label,
-            labels=labels,
-            reduction=reduction,
+        data, reduction, (view,) = canonical_views(
+            y_true, y_prob, sample_weight, pos_label, labels, reduction
+        )
+        curve = calibration_sharpness_curve(
+            **view, loss=loss, kernel=kernel, bandwidth=bandwidth, n_points=n_points
+        )
+        display = cls(
+            grid=curve.grid,
+            curve=curve.calibration,
+            density=curve.density,
+            sharpness_gap=curve.sharpness_gap,
+            band_low=curve.band_low,
+            band_high=curve.band_high,
+            calibration_error=curve.calibration_error,
+            total_loss=curve.total_loss,
             loss=loss,
-            kernel=kernel,
-            bandwidth=bandwidth,
-            n_points=n_points,
+            constant_prediction=curve.constant_prediction,
+            reduction=reduction,
             name=name,
+            pos_label=positive_class(data, reduction),
         )
-        validate(
-            _OPTION_CONSTRAINTS, options, "CalibrationSharpnessDisplay.from_predictions"
-        )
-        plot_options = dict(
-            ref_line=ref_line,
-            show_density=show_density,
-            line_kwargs=line_kwargs,
-            band_kwargs=band_kwargs,
-            density_kwargs=density_kwargs,
-            ref_line_kwargs=ref_line_kwargs,
-        )
-        validate(
-            _PLOT_CONSTRAINTS,
-            plot_options,
-            "CalibrationSharpnessDisplay.from_predictions",
-        )
-        display = cls._compute(y_true, y_prob, **options)
-        return display.plot(ax=ax, **plot_options)
-
-    @classmethod
-    @_fill_doc
-    def from_estimator(
-        cls,
-        estimator,
-        X,
-        y,
-        *,
-        sample_weight=None,
-        pos_label=None,
-        reduction="auto",
-        loss="brier",
-        kernel="gaussian",
-        bandwidth=0.05,
-        n_points=201,
-        name=None,
-        ax=None,
-        ref_line=True,
-        show_density=True,
-        line_kwargs=None,
-        band_kwargs=None,
-        density_kwargs=None,
-        ref_line_kwargs=None,
-    ):
-        """Draw the calibration-sharpness diagram of a fitted classifier.
-
-        ``estimator.predict_proba(X)`` gives the probabilities, whose
-        columns follow ``estimator.classes_``; the rest is
-        :meth:`from_predictions`.
-
-        Parameters
-        ----------
-        %(estimator)s
-        %(X)s
-        %(y)s
-        %(sample_weight)s
-        pos_label : int, float, bool or str, default=None
-            The positive class, one of ``estimator.classes_``; None means
-            ``classes_[1]`` for a binary classifier.
-        %(reduction)s
-        %(loss)s
-        %(kernel)s
-        %(bandwidth)s
-        %(n_points)s
-        %(name)s
-        %(ax)s
-        %(ref_line)s
-        %(show_density)s
-        %(line_kwargs)s
-        %(band_kwargs)s
-        %(density_kwargs)s
-        %(ref_line_kwargs)s
-
-        Returns
-        -------
-        display : CalibrationSharpnessDisplay
-            The drawn display.
-        """
-        check_matplotlib("CalibrationSharpnessDisplay.from_estimator")
-        y_prob, classes = estimator_predictions(
-            estimator, X, pos_label, "CalibrationSharpnessDisplay.from_estimator"
-        )
-        return cls.from_predictions(
-            y,
-            y_prob,
-            sample_weight=sample_weight,
-            pos_label=pos_label,
-            labels=classes,
-            reduction=reduction,
-            loss=loss,
-            kernel=kernel,
-            bandwidth=bandwidth,
-            n_points=n_points,
-            name=type(estimator).__name__ if name is None else name,
-            ax=ax,
-            ref_line=ref_line,
-            show_density=show_density,
-            line_kwargs=line_kwargs,
-            band_kwargs=band_kwargs,
-            density_kwargs=density_kwargs,
-            ref_line_kwargs=ref_line_kwargs,
-        )
-
-    @classmethod
-    @_fill_doc
-    def from_cv_results(
-        cls,
-        cv_results,
-        X=None,
-        y=None,
-        *,
-        sample_weight=None,
-        pos_label=None,
-        reduction="auto",
-        loss="brier",
-        kernel="gaussian",
-        bandwidth=0.05,
-        n_points=201,
-        name=None,
-        ax=None,
-        ref_line=True,
-        show_density=True,
-        line_kwargs=None,
-        band_kwargs=None,
-        density_kwargs=None,
-        ref_line_kwargs=None,
-    ):
-        """Draw the calibration-sharpness diagram of pooled out-of-fold predictions.
-
-        The test rows of every fold, predicted by the model fitted without
-        them, are pooled and drawn by :meth:`from_predictions`.
-
-        Parameters
-        ----------
-        %(cv_results)s
-        %(X_cv)s
-        %(y_cv)s
-        %(sample_weight_cv)s
-        pos_label : int, float, bool or str, default=None
-            The positive class; None means the second class of a binary
-            problem.
-        %(reduction)s
-        %(loss)s
-        %(kernel)s
-        %(bandwidth)s
-        %(n_points)s
-        %(name)s
-        %(ax)s
-        %(ref_line)s
-        %(show_density)s
-        %(line_kwargs)s
-        %(band_kwargs)s
-        %(density_kwargs)s
-        %(ref_line_kwargs)s
-
-        Returns
-        -------
-        display : CalibrationSharpnessDisplay
-            The drawn display.
-        """
-        check_matplotlib("CalibrationSharpnessDisplay.from_cv_results")
-        y_true, y_prob, classes, weight, default_name = pooled_cv_predictions(
-            cv_results,
-            X,
-            y,
-            sample_weight,
-            "CalibrationSharpnessDisplay.from_cv_results",
-        )
-        return cls.from_predictions(
-            y_true,
-            y_prob,
-            sample_weight=weight,
-            pos_label=pos_label,
-            labels=classes,
-            reduction=reduction,
-            loss=loss,
-            kernel=kernel,
-            bandwidth=bandwidth,
-            n_points=n_points,
-            name=default_name if name is None else name,
+        return display.plot(
             ax=ax,
             ref_line=ref_line,
             show_density=show_density,

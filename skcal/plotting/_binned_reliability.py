@@ -1,0 +1,383 @@
+"""The binned reliability diagram, with counts and per-bin intervals, as a Display."""
+
+# SPDX-License-Identifier: BSD-3-Clause
+
+import numpy as np
+from sklearn.utils import check_random_state
+
+from skcal._param_validation import StrOptions, validate_params
+from skcal._reduction import REDUCTIONS
+from skcal.metrics import expected_calibration_error, reliability_table
+from skcal.plotting._base import (
+    PLOT_CONSTRAINTS,
+    CalibrationDisplay,
+    canonical_views,
+    decorate_reliability,
+    doc_filler,
+    positive_class,
+)
+from skcal.plotting._style import merge_style_kwargs
+
+# Height, in axes data units, of the tallest bar of the counts strip.
+_HIST_HEIGHT = 0.2
+
+_STYLE_CONSTRAINTS = {
+    "show_counts": ["boolean"],
+    "line_kwargs": [dict, None],
+    "errorbar_kwargs": [dict, None],
+    "hist_kwargs": [dict, None],
+}
+
+_DOC = {
+    "reduction": """\
+reduction : {"auto", "positive", "top_label", "classwise"}, default="auto"
+    The binary view drawn. ``"positive"``: the probability of
+    ``pos_label`` against its indicator. ``"top_label"``: the confidence
+    (largest probability) against the correctness of the argmax.
+    ``"classwise"``: one small diagram per class, one-vs-rest. ``"auto"``
+    is ``"positive"`` for binary problems (and when ``pos_label`` is
+    given) and ``"top_label"`` otherwise.""",
+    "interval": """\
+interval : {"wilson", "bootstrap"} or None, default="wilson"
+    Per-bin intervals of the event rate (see
+    :func:`~skcal.metrics.reliability_table`); None draws none.""",
+    "confidence_level": """\
+confidence_level : float, default=0.95
+    Level of the intervals.""",
+    "n_bootstrap": """\
+n_bootstrap : int, default=100
+    Number of resamples of the rows for ``interval="bootstrap"``.""",
+    "random_state": """\
+random_state : int, RandomState instance or None, default=None
+    Seeds the resamples of ``interval="bootstrap"``. Pass an int for
+    reproducible output across multiple function calls.""",
+    "show_counts": """\
+show_counts : bool, default=True
+    Draw the total weight of each bin as a strip of bars along the bottom
+    of the axes (the tallest 0.2 high).""",
+    "errorbar_kwargs": """\
+errorbar_kwargs : dict, default=None
+    Keywords of the per-bin intervals
+    (:meth:`~matplotlib.axes.Axes.errorbar`).""",
+    "hist_kwargs": """\
+hist_kwargs : dict, default=None
+    Keywords of the counts strip (:meth:`~matplotlib.axes.Axes.bar`).""",
+}
+
+_fill_doc = doc_filler(_DOC)
+
+
+class BinnedReliabilityDisplay(CalibrationDisplay):
+    r"""Binned reliability diagram: each bin's event rate against its mean prediction.
+
+    The predictions are grouped into bins, and each bin's observed event
+    rate is drawn against its mean prediction, with per-bin intervals of
+    the rate, the weight of each bin as a strip of bars along the bottom,
+    and the ECE of the same bins in the legend. Empty bins have no point
+    (NaN), so the line breaks there. Every number comes from
+    :func:`~skcal.metrics.reliability_table` and
+    :func:`~skcal.metrics.expected_calibration_error`.
+
+    Create it with :meth:`from_estimator`, :meth:`from_predictions` or
+    :meth:`from_cv_results`; the constructor only stores the tables. For
+    ``reduction="classwise"``, ``table`` and ``ece`` are lists with one
+    entry per class, in the order of ``classes``.
+
+    Parameters
+    ----------
+    table : :class:`~sklearn.utils.Bunch`
+        The result of :func:`~skcal.metrics.reliability_table` (edges,
+        ``weight``, ``count``, ``mean_predicted``, ``event_rate``, ``gap``
+        and, when computed, ``interval_low`` and ``interval_high`` per bin).
+    ece : float
+        The expected calibration error of the same bins.
+    reduction : {"positive", "top_label", "classwise"}, default="positive"
+        The binary view the tables describe.
+    classes : ndarray of shape (n_classes,), default=None
+        For ``reduction="classwise"``, the class of each view.
+    name : str, default=None
+        Name of the curve in the legend.
+    pos_label : int, float, bool or str, default=None
+        The positive class of a ``"positive"`` view, for the axis labels.
+
+    Attributes
+    ----------
+    line_ : matplotlib Line2D or list
+        The event rates against the mean predictions.
+    errorbar_ : matplotlib ErrorbarContainer, list or None
+        The per-bin intervals.
+    hist_ : matplotlib BarContainer, list or None
+        The counts strip.
+    ref_line_ : matplotlib Line2D, list or None
+        The diagonal.
+    ax_ : matplotlib Axes or ndarray of Axes
+        The axes drawn on (for ``"classwise"``, the array of per-class
+        axes); pass it as ``ax=`` to draw another model on them.
+    axes_ : ndarray of matplotlib Axes
+        Every axes drawn on, one per view.
+    figure_ : matplotlib Figure
+        The figure.
+
+    See Also
+    --------
+    SmoothReliabilityDisplay : The smooth diagram, free of bins.
+    skcal.metrics.reliability_table : The numbers drawn.
+    sklearn.calibration.CalibrationDisplay : The binary binned diagram,
+        without counts or intervals.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import numpy as np
+    >>> from skcal.plotting import BinnedReliabilityDisplay
+    >>> rng = np.random.RandomState(0)
+    >>> y_prob = rng.uniform(size=1000)
+    >>> y_true = (rng.uniform(size=1000) < y_prob**2).astype(int)
+    >>> display = BinnedReliabilityDisplay.from_predictions(y_true, y_prob, n_bins=10)
+    >>> display.table.event_rate.shape
+    (10,)
+    >>> round(display.ece, 3)
+    0.165
+    """
+
+    _title = "binned reliability diagram"
+    _view_fields = ("table", "ece")
+
+    def __init__(
+        self,
+        *,
+        table,
+        ece,
+        reduction="positive",
+        classes=None,
+        name=None,
+        pos_label=None,
+    ):
+        self.table = table
+        self.ece = ece
+        self.reduction = reduction
+        self.classes = classes
+        self.name = name
+        self.pos_label = pos_label
+
+    @validate_params(
+        {**PLOT_CONSTRAINTS, **_STYLE_CONSTRAINTS}, prefer_skip_nested_validation=True
+    )
+    @_fill_doc
+    def plot(
+        self,
+        ax=None,
+        *,
+        name=None,
+        ref_line=True,
+        show_counts=True,
+        line_kwargs=None,
+        errorbar_kwargs=None,
+        hist_kwargs=None,
+        ref_line_kwargs=None,
+    ):
+        """Draw the diagram.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes or array of Axes, default=None
+            Axes to draw on; a new figure is created when None. Pass the
+            ``ax_`` of another Display to draw several models on the same
+            axes (for ``"classwise"``, an array of one axes per class; a
+            single axes is divided into a grid).
+        %(name_plot)s
+        %(ref_line)s
+        %(show_counts)s
+        %(line_kwargs)s
+        %(errorbar_kwargs)s
+        %(hist_kwargs)s
+        %(ref_line_kwargs)s
+
+        Returns
+        -------
+        display : BinnedReliabilityDisplay
+            The display, with its artists stored (``line_``, ``ax_``, ...).
+        """
+        styles = {
+            "show_counts": show_counts,
+            "line": line_kwargs,
+            "errorbar": errorbar_kwargs,
+            "hist": hist_kwargs,
+        }
+        return self._draw(
+            ax,
+            name=name,
+            ref_line=ref_line,
+            ref_line_kwargs=ref_line_kwargs,
+            styles=styles,
+        )
+
+    def _legend_label(self, name, view):
+        text = f"ECE = {view['ece']:.3f}"
+        if name is None:
+            return text
+        # The small axes of a classwise grid get the name on its own line.
+        return (
+            f"{name}\n{text}" if self.reduction == "classwise" else f"{name} ({text})"
+        )
+
+    def _draw_view(self, ax, view, name, styles):
+        """Event rate against mean prediction, intervals and counts strip."""
+        table = view["table"]
+        mean_predicted = np.asarray(table["mean_predicted"], dtype=np.float64)
+        rate = np.asarray(table["event_rate"], dtype=np.float64)
+        style = merge_style_kwargs(
+            {"marker": "s", "markersize": 4.0, "linestyle": "-"},
+            styles["line"],
+            name="line_kwargs",
+        )
+        label = style.pop("label", self._legend_label(name, view))
+        line = ax.plot(mean_predicted, rate, label=label, **style)[0]
+        color = line.get_color()
+        errorbar = None
+        if "interval_low" in table and "interval_high" in table:
+            errorbar = _draw_intervals(ax, table, color, styles["errorbar"])
+        hist = None
+        if styles["show_counts"]:
+            hist = _draw_counts(ax, table, color, styles["hist"])
+        return {"line_": line, "errorbar_": errorbar, "hist_": hist}
+
+    def _decorate(self, ax, index):
+        decorate_reliability(self, ax, index)
+
+    @classmethod
+    @validate_params(
+        {
+            **reliability_table._skcal_parameter_constraints,
+            "reduction": [StrOptions(set(REDUCTIONS))],
+            **PLOT_CONSTRAINTS,
+            **_STYLE_CONSTRAINTS,
+        },
+        prefer_skip_nested_validation=True,
+    )
+    @_fill_doc
+    def from_predictions(
+        cls,
+        y_true,
+        y_prob,
+        *,
+        sample_weight=None,
+        pos_label=None,
+        labels=None,
+        reduction="auto",
+        n_bins=15,
+        strategy="uniform",
+        interval="wilson",
+        confidence_level=0.95,
+        n_bootstrap=100,
+        random_state=None,
+        name=None,
+        ax=None,
+        ref_line=True,
+        show_counts=True,
+        line_kwargs=None,
+        errorbar_kwargs=None,
+        hist_kwargs=None,
+        ref_line_kwargs=None,
+    ):
+        """Draw the binned reliability diagram of predicted probabilities.
+
+        The numbers of each view come from
+        :func:`~skcal.metrics.reliability_table` and
+        :func:`~skcal.metrics.expected_calibration_error`.
+
+        Parameters
+        ----------
+        %(y_true)s
+        %(y_prob)s
+        %(sample_weight)s
+        %(pos_label)s
+        %(labels)s
+        %(reduction)s
+        %(n_bins)s
+        %(strategy)s
+        %(interval)s
+        %(confidence_level)s
+        %(n_bootstrap)s
+        %(random_state)s
+        %(name)s
+        %(ax)s
+        %(ref_line)s
+        %(show_counts)s
+        %(line_kwargs)s
+        %(errorbar_kwargs)s
+        %(hist_kwargs)s
+        %(ref_line_kwargs)s
+
+        Returns
+        -------
+        display : BinnedReliabilityDisplay
+            The drawn display.
+        """
+        data, reduction, views = canonical_views(
+            y_true, y_prob, sample_weight, pos_label, labels, reduction
+        )
+        rng = check_random_state(random_state)
+        bins = {"n_bins": n_bins, "strategy": strategy}
+        tables = [
+            reliability_table(
+                **view,
+                **bins,
+                interval=interval,
+                confidence_level=confidence_level,
+                n_bootstrap=n_bootstrap,
+                random_state=rng,
+            )
+            for view in views
+        ]
+        errors = [expected_calibration_error(**view, **bins) for view in views]
+        classwise = reduction == "classwise"
+        display = cls(
+            table=tables if classwise else tables[0],
+            ece=errors if classwise else errors[0],
+            reduction=reduction,
+            classes=data.classes if classwise else None,
+            name=name,
+            pos_label=positive_class(data, reduction),
+        )
+        return display.plot(
+            ax=ax,
+            ref_line=ref_line,
+            show_counts=show_counts,
+            line_kwargs=line_kwargs,
+            errorbar_kwargs=errorbar_kwargs,
+            hist_kwargs=hist_kwargs,
+            ref_line_kwargs=ref_line_kwargs,
+        )
+
+
+def _draw_intervals(ax, table, color, errorbar_kwargs):
+    """The per-bin intervals of the event rate, as error bars."""
+    mean_predicted = np.asarray(table["mean_predicted"], dtype=np.float64)
+    rate = np.asarray(table["event_rate"], dtype=np.float64)
+    low = np.asarray(table["interval_low"], dtype=np.float64)
+    high = np.asarray(table["interval_high"], dtype=np.float64)
+    shown = np.isfinite(low) & np.isfinite(high) & np.isfinite(rate)
+    yerr = np.vstack([np.maximum(rate - low, 0.0), np.maximum(high - rate, 0.0)])
+    style = merge_style_kwargs(
+        {"fmt": "none", "ecolor": color, "elinewidth": 1.0, "capsize": 2.0},
+        errorbar_kwargs,
+        name="errorbar_kwargs",
+    )
+    return ax.errorbar(mean_predicted[shown], rate[shown], yerr=yerr[:, shown], **style)
+
+
+def _draw_counts(ax, table, color, hist_kwargs):
+    """The weight of each bin, as bars along the bottom of the axes."""
+    weight = np.asarray(table["weight"], dtype=np.float64)
+    peak = weight.max()
+    heights = _HIST_HEIGHT * weight / peak if peak > 0 else weight
+    lower = np.asarray(table["bin_lower"], dtype=np.float64)
+    upper = np.asarray(table["bin_upper"], dtype=np.float64)
+    style = merge_style_kwargs(
+        {"color": color, "alpha": 0.25, "linewidth": 0.0},
+        hist_kwargs,
+        name="hist_kwargs",
+    )
+    return ax.bar(lower, heights, width=upper - lower, align="edge", **style)
