@@ -31,6 +31,7 @@ class _Parser(argparse.ArgumentParser):
     """argparse, with every error (of a command too) on one line."""
 
     def error(self, message):
+        """Exit with status 2 and the message on one line."""
         hint = f" (see '{self.prog} --help')"
         self.exit(2, f"{PROG}: error: {' '.join(message.split())}{hint}\n")
 
@@ -45,6 +46,7 @@ def integer(minimum, maximum=None):
     """
 
     def parse(text):
+        """The integer ``text`` names, within bounds."""
         try:
             value = int(text)
         except ValueError:
@@ -117,6 +119,7 @@ def build_parser():
 
 
 def _add_demo(commands):
+    """The ``demo`` command and its options."""
     demo = commands.add_parser(
         "demo",
         help="compare every recalibrator on a data set that ships with scikit-learn",
@@ -156,6 +159,7 @@ def _add_demo(commands):
 
 
 def _add_out(command, default, what):
+    """``--out`` and ``--overwrite``, shared by both commands."""
     command.add_argument(
         "--out",
         metavar="DIR",
@@ -171,6 +175,7 @@ def _add_out(command, default, what):
 
 
 def _add_report(commands):
+    """The ``report`` command and its options."""
     report = commands.add_parser(
         "report",
         help="measure the calibration of predictions saved in a file",
@@ -197,6 +202,7 @@ def _add_report(commands):
 
 
 def _add_columns(report):
+    """The options naming the columns and classes of ``report``."""
     report.add_argument(
         "--y-true", metavar="COL", help="column (or array) of the true labels"
     )
@@ -234,6 +240,7 @@ def _add_columns(report):
 
 
 def _add_report_options(report):
+    """The other options of ``report``: format, measures, outputs, sizes."""
     from skcal.metrics._registry import MEASURES_BY_NAME
 
     report.add_argument(

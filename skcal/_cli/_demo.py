@@ -60,6 +60,7 @@ class Settings(NamedTuple):
 
 
 def _settings(args):
+    """The sizes from the options, ``--quick`` choosing small ones."""
     quick = args.quick
     return Settings(
         n_bootstrap=args.n_bootstrap
@@ -71,10 +72,12 @@ def _settings(args):
 
 
 def _short(name):
+    """A recalibrator's name without the ``Recalibrator`` suffix."""
     return name.removesuffix("Recalibrator")
 
 
 def _scorer(metric):
+    """The name of a registered measure's scorer."""
     return MEASURES_BY_NAME[metric].scorer
 
 
@@ -99,6 +102,7 @@ def _load(dataset):
 
 
 def _wrapped(inner_folds, recalibrator=None):
+    """GaussianNB wrapped in ``RecalibratedClassifierCV`` with ``recalibrator``."""
     from sklearn.naive_bayes import GaussianNB
 
     from skcal.calibration import RecalibratedClassifierCV
@@ -267,6 +271,7 @@ def _output_paths(out):
 
 
 def _write_comparison(path, results, overwrite):
+    """The comparison table as CSV: each measure with its interval, per model."""
     header = [
         "recalibrator",
         *(f"{m}{s}" for m in DEMO_METRICS for s in ("", "_ci_low", "_ci_high")),
@@ -286,6 +291,7 @@ def _write_comparison(path, results, overwrite):
 
 
 def _write_grid(path, grid, overwrite):
+    """The grid search's mean, spread and rank per scorer, per candidate."""
     keys = [
         f"{k}_{scorer}"
         for scorer in map(_scorer, GRID_METRICS)

@@ -60,6 +60,7 @@ class Request(NamedTuple):
 
 
 def _check_top_label_options(args):
+    """Refuse options that do not go with top-label input."""
     if args.y_prob:
         raise InputError(
             "use either --y-prob or --confidence with --predicted, not both"
@@ -345,6 +346,7 @@ def _events(y_true, predicted):
 
 
 def _top_label(request, columns):
+    """The binary problem of top-label input: is the predicted label right?"""
     events = _events(columns[request.y_true], columns[request.predicted])
     data = check_calibration_inputs(events, columns[request.confidence])
     accuracy, confidence = np.mean(data.y_true), data.y_prob.mean()

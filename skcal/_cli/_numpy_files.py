@@ -36,6 +36,7 @@ def _header(file):
 
 
 def _check_dtype(where, dtype):
+    """Refuse a dtype holding Python objects (they would need unpickling)."""
     if dtype.hasobject:
         raise InputError(
             f"{where} has dtype {dtype}, whose Python objects would have to be "
@@ -72,6 +73,7 @@ def _check_names(path, archive, members, names):
 
 
 def _read_member(path, archive, info, name, max_bytes):
+    """One ``.npy`` member: its header checked, then the array read."""
     where = f"{path}, array {name!r}"
     with reported(where):
         with archive.open(info) as file:

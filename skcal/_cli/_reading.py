@@ -155,9 +155,25 @@ def _read_parquet(path, names, max_bytes):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    file = pq.ParquetFile(path)
-    positions = column_positions(path, file.schema_arrow.names, names)
-    metadata = file.metadata
+    with pq.ParquetFile(path) as file:
+        positions = column_positions(path, file.schema_arrow.names, names)
+        _check_parquet_size(path, file.metadata, positions, max_bytes)
+        columns = {}
+        for name in positions:
+            column = file.read(columns=[name]).column(0)
+            if pa.types.is_dictionary(column.type):
+                column = column.cast(column.type.value_type)
+            columns[name] = column.to_numpy()
+    return columns
+
+
+def _check_parquet_size(path, metadata, names, max_bytes):
+    """Refuse columns whose stored or decoded size exceeds ``--max-bytes``.
+
+    The stored (uncompressed) sizes are summed over row groups; the decoded
+    size is at least 8 bytes a value (dictionary-encoded data is small when
+    stored and large when decoded).
+    """
     wanted = set(names)
     stored = sum(
         group.column(j).total_uncompressed_size
@@ -165,15 +181,8 @@ def _read_parquet(path, names, max_bytes):
         for j in range(group.num_columns)
         if group.column(j).path_in_schema.split(".")[0] in wanted
     )
-    decoded = metadata.num_rows * 8 * len(positions)
+    decoded = metadata.num_rows * 8 * len(wanted)
     check_budget(path, max(stored, decoded), max_bytes)
-    columns = {}
-    for name in positions:
-        column = file.read(columns=[name]).column(0)
-        if pa.types.is_dictionary(column.type):
-            column = column.cast(column.type.value_type)
-        columns[name] = column.to_numpy()
-    return columns
 
 
 def read_columns(src, labels, numbers, max_bytes):

@@ -2,9 +2,11 @@
 
 The header row is read first (with :mod:`csv`, which keeps duplicated names
 as they are), the requested columns are found in it by position, and
-:func:`pandas.read_csv` converts those columns only. A compressed file is
-decompressed as a stream that stops at ``--max-bytes``, so a compressed bomb
-is refused after reading the budget, never inflated whole.
+:func:`pandas.read_csv` converts those columns only (a row shorter than the
+header has empty cells, read as missing values; fields beyond the header's
+are ignored). A compressed file is decompressed as a stream that stops at
+``--max-bytes``, so a compressed bomb is refused after reading the budget,
+never inflated whole.
 """
 
 # SPDX-License-Identifier: BSD-3-Clause
@@ -31,13 +33,16 @@ class _Limited(io.RawIOBase):
     """A binary stream that refuses to yield more than ``limit`` bytes."""
 
     def __init__(self, raw, limit, path):
+        """Wrap the binary stream ``raw``; ``path`` names it in the message."""
         self._raw, self._limit, self._path = raw, limit, path
         self._total = 0
 
     def readable(self):
+        """Whether the stream can be read (always)."""
         return True
 
     def readinto(self, buffer):
+        """Read into ``buffer``; an error once the budget is exceeded."""
         n_read = self._raw.readinto(buffer)
         self._total += n_read
         if self._total > self._limit:
