@@ -28,7 +28,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from skcal._utils._weights import normalized_weights
+from skcal._utils._scaling import normalized_weights
 
 __all__ = [
     "DATA_CONSTRAINTS",

@@ -1,6 +1,6 @@
 """Numerical machinery shared by measures, recalibrators and Displays.
 
-Each piece lives here once: weight normalisation (``_weights``), groups of
+Each piece lives here once: scaling of weights and scores (``_scaling``), groups of
 tied predictions and cumulative residuals (``_ties``, ``_cumulative``), bins
 (``_bins``), linear binning onto a grid (``_grid``), kernel sums
 (``_kernel_sums``), bootstrap resampling and intervals (``_bootstrap``) and

@@ -2,12 +2,22 @@
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+from typing import NamedTuple
+
 import numpy as np
 from sklearn.isotonic import IsotonicRegression
 
 from skcal._docstrings import fill_doc
 from skcal._param_validation import StrOptions
+from skcal._utils._scaling import power_of_two_scale
 from skcal.calibration._base import BinaryMapRecalibrator
+
+
+class _ScaledIsotonic(NamedTuple):
+    """A fitted isotonic regression of the scores divided by ``scale``."""
+
+    regression: IsotonicRegression
+    scale: float
 
 
 @fill_doc
@@ -104,12 +114,17 @@ class IsotonicRecalibrator(BinaryMapRecalibrator):
         self.classes = classes
 
     def _fit_map(self, x, y, sample_weight):
+        # scikit-learn merges scores closer than 1e-15 (absolutely): an exact
+        # power-of-two scale makes that relative, the same at every scale.
+        scale = power_of_two_scale(x)
         regression = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip")
-        return regression.fit(x, y.astype(np.float64), sample_weight=sample_weight)
+        regression.fit(x / scale, y.astype(np.float64), sample_weight=sample_weight)
+        return _ScaledIsotonic(regression, scale)
 
     def _apply_map(self, fitted_map, x):
+        regression, x = fitted_map.regression, x / fitted_map.scale
         if self.interpolation == "linear":
-            return fitted_map.predict(x)
-        thresholds = fitted_map.X_thresholds_
+            return regression.predict(x)
+        thresholds = regression.X_thresholds_
         index = np.searchsorted(thresholds, x, side="right") - 1
-        return fitted_map.y_thresholds_[np.clip(index, 0, thresholds.shape[0] - 1)]
+        return regression.y_thresholds_[np.clip(index, 0, thresholds.shape[0] - 1)]

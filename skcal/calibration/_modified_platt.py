@@ -19,8 +19,8 @@ from skcal._utils._cumulative import (
     cutoff_statistic,
     null_statistics,
 )
+from skcal._utils._scaling import effective_size
 from skcal._utils._ties import Ties
-from skcal._utils._weights import effective_size
 from skcal.calibration._platt import PlattRecalibrator, Sigmoid, fit_sigmoid
 
 

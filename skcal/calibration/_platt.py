@@ -8,7 +8,7 @@ import numpy as np
 from scipy.special import expit
 
 from skcal._docstrings import fill_doc
-from skcal._utils._weights import normalized_weights
+from skcal._utils._scaling import normalized_weights, power_of_two_scale
 from skcal.calibration._base import BinaryMapRecalibrator
 
 # Newton's method stops when the largest component of the gradient of the
@@ -86,6 +86,10 @@ def fit_sigmoid(x, y, sample_weight=None):
         # constant mean target. (The spread computed below would be rounding
         # error, and the fit a step function.)
         return Sigmoid(0.0, float(np.log(np.dot(w, t)) - np.log(np.dot(w, 1.0 - t))))
+    # Centre and scale the feature (an exact power of two first, so that
+    # neither the mean nor the squares overflow or underflow at any scale).
+    exact = power_of_two_scale(support)
+    x = x / exact
     mean = float(np.dot(w, x)) / total
     scale = float(np.sqrt(np.dot(w, (x - mean) ** 2) / total))
     z = (x - mean) / scale
@@ -120,7 +124,7 @@ def fit_sigmoid(x, y, sample_weight=None):
             break
         theta, f, loss = candidate, f_new, new_loss
     coef = theta[0] / scale
-    return Sigmoid(float(coef), float(theta[1] - coef * mean))
+    return Sigmoid(float(coef / exact), float(theta[1] - coef * mean))
 
 
 @fill_doc

@@ -10,14 +10,17 @@ from scipy.special import softmax
 
 from skcal._docstrings import fill_doc
 from skcal._param_validation import StrOptions
+from skcal._utils._scaling import normalized_weights, power_of_two_scale
 from skcal.calibration._base import BaseRecalibrator, score_log_probabilities
 
-# The inverse temperature is searched in [e^-10, e^10], as scikit-learn does.
-_LOG_BETA_BOUND = 10.0
+# The inverse temperature is searched in [e^-20, e^20] divided by an exact
+# scale of the logits near their spread, which contains scikit-learn's range
+# [e^-10, e^10] for logits spread over less than e^10.
+_LOG_BETA_BOUND = 20.0
 # Points of the grid that brackets the Brier score's minimum.
-_BRIER_GRID = 41
+_BRIER_GRID = 81
 # Newton's method on the log loss: relative tolerance on 1/T and most steps
-# (60 geometric bisections would already narrow [e^-10, e^10] to 1e-16).
+# (70 geometric bisections would already narrow [e^-20, e^20] to 1e-16).
 _BETA_RTOL = 1e-12
 _MAX_NEWTON = 100
 
@@ -44,7 +47,7 @@ def _log_loss_beta(logits, y, sample_weight):
     :math:`f' = \\mathrm{mean}_i\\,[E_{s_i} z_i - z_{i y_i}]` and
     :math:`f'' = \\mathrm{mean}_i \\operatorname{Var}_{s_i} z_i`, where
     :math:`s_i` is the softmax of :math:`\\beta z_i`. Newton steps are kept
-    inside a bracket of the minimum, in :math:`[e^{-10}, e^{10}]`, and replaced
+    inside a bracket of the minimum, in :math:`[e^{-20}, e^{20}]`, and replaced
     by a geometric bisection of the bracket when they leave it: each step
     costs one pass of exponentials, and a handful of steps suffice.
     """
@@ -114,16 +117,19 @@ class TemperatureRecalibrator(BaseRecalibrator):
 
     Notes
     -----
-    The search is over :math:`1/T \in [e^{-10}, e^{10}]`, as in
-    scikit-learn's; the log loss, convex in :math:`1/T`, is minimised by a
+    The search is over :math:`1/T \in [e^{-20}/s, e^{20}/s]`, with :math:`s`
+    the power of two just below the largest spread of a row of logits, so
+    that the fit does not depend on the scale of the logits (it contains
+    scikit-learn's :math:`[e^{-10}, e^{10}]` for spreads below :math:`e^{10}`);
+    the log loss, convex in :math:`1/T`, is minimised by a
     safeguarded Newton method, and the Brier score, which may have several
-    local minima, by a grid of 41 points that brackets the best value and
+    local minima, by a grid of 81 points that brackets the best value and
     bounded Brent minimisation. The probabilities equal those of
     scikit-learn's ``CalibratedClassifierCV(method="temperature")`` (to the
-    optimisers' tolerance), except for binary decision
-    values when the optimum lies at a bound of the search: scikit-learn takes
-    the logits :math:`(-s, s)`, which scales its bounds by 2, where here
-    :math:`(0, s)` keeps :math:`T = 1` the identity. On the log loss it is the
+    optimisers' tolerance) unless scikit-learn's optimum lies at a bound of
+    its narrower range. (For binary decision values scikit-learn takes the
+    logits :math:`(-s, s)`; here :math:`(0, s)` keeps :math:`T = 1` the
+    identity.) On the log loss it is the
     recalibrator with the best proper scores on the CIFAR and ImageNet
     models of Chidambaram and Ge (2024).
 
@@ -170,8 +176,14 @@ class TemperatureRecalibrator(BaseRecalibrator):
 
     def _fit_scores(self, X, scores, y, sample_weight):
         logits = score_log_probabilities(scores)
+        # The temperature is a scale of the logits: it is searched for on
+        # logits divided by an exact power of two near their spread, so that
+        # its range and arithmetic follow them at every scale.
+        spread = power_of_two_scale(logits - logits.max(axis=1, keepdims=True))
+        logits = logits / spread
+        sample_weight = normalized_weights(sample_weight)
         if self.loss == "log":
-            self.temperature_ = 1.0 / _log_loss_beta(logits, y, sample_weight)
+            self.temperature_ = spread / _log_loss_beta(logits, y, sample_weight)
             return
         # The Brier score need not be unimodal in log(1/T): a coarse grid
         # first brackets its smallest value.
@@ -184,7 +196,7 @@ class TemperatureRecalibrator(BaseRecalibrator):
             method="bounded",
             options={"xatol": 64 * np.finfo(np.float64).eps},
         )
-        self.temperature_ = float(math.exp(-result.x))
+        self.temperature_ = float(spread * math.exp(-result.x))
 
     def _predict_proba_scores(self, X, scores):
         return softmax(score_log_probabilities(scores) / self.temperature_, axis=1)

@@ -32,7 +32,7 @@ from skcal._utils._cumulative import (
     residual_prefix_sums,
 )
 from skcal._utils._ties import Ties
-from skcal._utils._weights import effective_size
+from skcal._utils._scaling import effective_size
 from skcal._validation import DATA_CONSTRAINTS, check_calibration_inputs
 
 

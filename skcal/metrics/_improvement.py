@@ -13,7 +13,7 @@ from sklearn.utils import Bunch
 
 from skcal._docstrings import fill_doc
 from skcal._param_validation import Interval, StrOptions, validate_params
-from skcal._utils._weights import drop_zero_weight
+from skcal._utils._scaling import drop_zero_weight
 from skcal._validation import check_calibration_inputs
 from skcal.metrics._proper import LOSSES, full_scores
 

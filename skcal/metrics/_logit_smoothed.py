@@ -20,7 +20,7 @@ from skcal._docstrings import fill_doc
 from skcal._param_validation import Interval, StrOptions, validate_params
 from skcal._reduction import REDUCTION_CONSTRAINTS, reduce_measure
 from skcal._utils._kernel_sums import GaussianSums
-from skcal._utils._weights import drop_zero_weight
+from skcal._utils._scaling import drop_zero_weight
 from skcal._validation import DATA_CONSTRAINTS, check_calibration_inputs
 
 # Logits are clipped to [-logit(1 - _EPS), logit(1 - _EPS)], i.e. probabilities

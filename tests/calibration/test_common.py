@@ -7,6 +7,8 @@ import pickle
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.base import clone
 from sklearn.datasets import make_classification
@@ -507,3 +509,73 @@ def test_classes_for_scores_missing_a_class(cls, global_random_seed):
         cls(clf, classes=[0, 1]).fit(X, y_bin)
     with pytest.raises(ValueError, match="classes contains 1 duplicated"):
         cls(classes=["a", "b", "b", "d"]).fit(proba, y)
+
+
+# ---------------------------------------------------------------------------
+# Weights and scores at every representable scale (issue 11)
+# ---------------------------------------------------------------------------
+
+# Recalibrators whose fit depends on the scale of the weights by design.
+WEIGHT_SCALE_DEPENDENT = {
+    PlattRecalibrator: (
+        "Platt's targets (N+ + 1) / (N+ + 2) and 1 / (N- + 2) count weighted "
+        "samples, as scikit-learn's do"
+    ),
+    ModifiedPlattRecalibrator: "Platt's targets, as PlattRecalibrator",
+}
+# Recalibrators of decision values whose predictions do not depend on the
+# scale of the scores (the others map probabilities of the scores).
+SCORE_SCALE_INVARIANT = [
+    IsotonicRecalibrator,
+    MeanReplacementRecalibrator,
+    ModifiedPlattRecalibrator,
+    PlattRecalibrator,
+    TemperatureRecalibrator,
+]
+
+
+def _decision_values(seed, n=80):
+    rng = np.random.RandomState(seed)
+    x = rng.normal(size=n)
+    y = (rng.uniform(size=n) < 1 / (1 + np.exp(-1.5 * x))).astype(int)
+    w = rng.choice([0.0, 0.5, 1.0, 2.0], size=n)
+    w[:2] = 1.0
+    return x, y, w
+
+
+def _assert_probabilities(proba):
+    assert np.all(np.isfinite(proba))
+    assert np.all((proba >= 0) & (proba <= 1))
+    assert_allclose(proba.sum(axis=1), 1.0, rtol=1e-12)
+
+
+@pytest.mark.parametrize("cls", RECALIBRATORS, ids=lambda c: c.__name__)
+@settings(max_examples=15)
+@given(exponent=st.integers(-300, 300), seed=st.integers(0, 5))
+def test_weights_at_every_scale(cls, exponent, seed):
+    """Check that weights times 10**k (|k| <= 300) fit the map of the weights."""
+    x, y, w = _decision_values(seed)
+    expected = cls(input="logit").fit(x, y, sample_weight=w).predict_proba(x)
+    got = cls(input="logit").fit(x, y, sample_weight=w * 10.0**exponent)
+    proba = got.predict_proba(x)
+    _assert_probabilities(proba)
+    if cls not in WEIGHT_SCALE_DEPENDENT:
+        assert_allclose(proba, expected, rtol=1e-7, atol=1e-9)
+
+
+@pytest.mark.parametrize("cls", RECALIBRATORS, ids=lambda c: c.__name__)
+@settings(max_examples=15)
+@given(exponent=st.integers(-300, 300), seed=st.integers(0, 5))
+def test_decision_values_at_every_scale(cls, exponent, seed):
+    """Check that decision values times 10**k (|k| <= 300) are recalibrated alike.
+
+    Regression test of issue 11: Platt scaling predicted 0.5 everywhere on
+    decision values near 1e154.
+    """
+    x, y, w = _decision_values(seed)
+    scale = 10.0**exponent
+    expected = cls(input="logit").fit(x, y).predict_proba(x)
+    proba = cls(input="logit").fit(x * scale, y).predict_proba(x * scale)
+    _assert_probabilities(proba)
+    if cls in SCORE_SCALE_INVARIANT:
+        assert_allclose(proba, expected, rtol=1e-6, atol=1e-8)

@@ -320,3 +320,89 @@ def test_label_flip_symmetry(name, data):
     func, y, p = _draw(name, data, SYMMETRIC[name])
     _assert_same(func(1 - y, 1 - p), func(y, p))
     _assert_same(func(y, p, reduction="classwise"), func(y, p))
+
+
+# ---------------------------------------------------------------------------
+# Only ratios of weights matter, at every representable scale (issue 11)
+# ---------------------------------------------------------------------------
+
+
+def _other_measures():
+    """The measures outside ALL_MEASURES that take sample weights, as scalars."""
+    from skcal.metrics import (
+        calibration_decomposition,
+        calibration_sharpness_curve,
+        cutoff_calibration_test,
+        recalibration_improvement,
+        reliability_table,
+        smooth_reliability_curve,
+    )
+
+    def decomposition(y, p, **kw):
+        return calibration_decomposition(y, p, **kw).miscalibration
+
+    def improvement(y, p, **kw):
+        result = recalibration_improvement(y, p, np.clip(p * 0.9, 0, 1), **kw)
+        return [result.improvement, result.standard_error]
+
+    def table(y, p, **kw):
+        t = reliability_table(y, p, n_bins=5, **kw)
+        return np.nansum(t.event_rate) + np.nansum(t.interval_low)
+
+    def curve(y, p, **kw):
+        return np.nansum(smooth_reliability_curve(y, p, eps=0.01, **kw).calibration)
+
+    def sharpness(y, p, **kw):
+        result = calibration_sharpness_curve(y, p, n_points=21, **kw)
+        return np.nansum(result.band_high) + result.calibration_error
+
+    def test(y, p, **kw):
+        return cutoff_calibration_test(y, p, tolerance=0.3, **kw).n_effective
+
+    return {
+        "calibration_decomposition": decomposition,
+        "recalibration_improvement": improvement,
+        "reliability_table": table,
+        "smooth_reliability_curve": curve,
+        "calibration_sharpness_curve": sharpness,
+        "cutoff_calibration_test": test,
+    }
+
+
+SCALED_MEASURES = {**ALL_MEASURES, **_other_measures()}
+
+
+@pytest.mark.parametrize("name", sorted(SCALED_MEASURES))
+@given(data=st.data(), exponent=st.integers(-300, 300))
+def test_weights_matter_by_their_ratios_at_every_scale(name, data, exponent):
+    """Check that weights times 10**k (|k| <= 300) give the value of the weights.
+
+    Regression test of issue 11: weights of 1e200 made smooth_ece 0.204
+    instead of 0.116 (weighted sums squared before division).
+    """
+    func = SCALED_MEASURES[name]
+    y, p = data.draw(binary_data(min_size=2))
+    w = np.array(
+        data.draw(
+            st.lists(
+                st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.0]),
+                min_size=len(y),
+                max_size=len(y),
+            )
+        )
+    )
+    w[0] = 1.0
+    expected = func(y, p, sample_weight=w)
+    got = func(y, p, sample_weight=w * 10.0**exponent)
+    assert_allclose(got, expected, rtol=1e-9, atol=1e-12)
+
+
+def test_smooth_ece_of_huge_weights_is_the_unweighted_value():
+    """Check the example of issue 11: equal weights of 1e200 change nothing."""
+    y, p = [0, 1, 0, 1, 1, 0], [0.1, 0.3, 0.5, 0.7, 0.9, 0.2]
+    for sigma in ("auto", 0.1):
+        assert_allclose(
+            smooth_ece(y, p, sample_weight=np.full(6, 1e200), sigma=sigma),
+            smooth_ece(y, p, sigma=sigma),
+            rtol=1e-12,
+        )

@@ -1,4 +1,4 @@
-"""Tests of skcal._utils._ties and skcal._utils._weights: tie groups and weights."""
+"""Tests of skcal._utils._ties and skcal._utils._scaling: tie groups and weights."""
 
 # SPDX-License-Identifier: BSD-3-Clause
 
@@ -7,7 +7,7 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
 from skcal._utils._ties import Ties
-from skcal._utils._weights import drop_zero_weight, effective_size, normalized_weights
+from skcal._utils._scaling import drop_zero_weight, effective_size, normalized_weights
 
 
 def _simplex(rng, n, k):

@@ -1,6 +1,15 @@
-"""Sample weights: only their ratios matter, at every representable scale."""
+"""Scales: only ratios of weights, and of decision values, matter.
+
+Products and squares of numbers near 1e-154 or 1e154 under- or overflow in
+float64. Measures depend on ratios of weights only, and most recalibrators
+on ratios of decision values only, so both are brought near 1 before any
+arithmetic: weights by their maximum, scores by a power of two (an exact
+division, which changes no digit).
+"""
 
 # SPDX-License-Identifier: BSD-3-Clause
+
+import math
 
 import numpy as np
 
@@ -70,3 +79,24 @@ def drop_zero_weight(sample_weight, *arrays):
         return (sample_weight, *arrays)
     keep = sample_weight > 0
     return (sample_weight[keep], *(a[keep] for a in arrays))
+
+
+def power_of_two_scale(values):
+    """The power of two nearest below the largest absolute value (1 for zeros).
+
+    Dividing by it is exact (no rounding, barring subnormal results) and
+    brings the largest absolute value into [1, 2).
+
+    Parameters
+    ----------
+    values : ndarray
+        Finite numbers.
+
+    Returns
+    -------
+    scale : float
+    """
+    largest = float(np.max(np.abs(values))) if values.size else 0.0
+    if largest == 0.0:
+        return 1.0
+    return math.ldexp(1.0, math.frexp(largest)[1] - 1)
