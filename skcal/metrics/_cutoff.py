@@ -31,8 +31,8 @@ from skcal._utils._cumulative import (
     range_with_zero,
     residual_prefix_sums,
 )
-from skcal._utils._ties import Ties
 from skcal._utils._scaling import effective_size
+from skcal._utils._ties import Ties
 from skcal._validation import DATA_CONSTRAINTS, check_calibration_inputs
 
 

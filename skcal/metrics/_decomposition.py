@@ -10,8 +10,8 @@ from sklearn.utils import Bunch
 from skcal._docstrings import fill_doc
 from skcal._param_validation import StrOptions, validate_params
 from skcal._reduction import binary_views, resolve_reduction
-from skcal._utils._ties import Ties
 from skcal._utils._scaling import drop_zero_weight
+from skcal._utils._ties import Ties
 from skcal._validation import DATA_CONSTRAINTS, check_calibration_inputs
 from skcal.metrics._proper import (
     FULL_BINARY_FACTOR,

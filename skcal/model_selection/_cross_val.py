@@ -258,12 +258,11 @@ def cross_val_calibration(
         The folds, as in :func:`sklearn.model_selection.check_cv` (stratified
         for an int); the test sets must partition the samples.
     metrics : list, tuple or dict, default=("expected_calibration_error", ...)
-        The measures (by default ``"expected_calibration_error"``,
-        ``"smooth_ece"``, ``"brier_score_loss"`` and ``"log_loss"``): names of skcal's calibration errors
-        (``"expected_calibration_error"``, ``"smooth_ece"``,
-        ``"cutoff_calibration_error"``, ...) or of ``"brier_score_loss"`` and
-        ``"log_loss"``, or callables ``f(y_true, y_prob, *, sample_weight,
-        labels)``; a dict names them.
+        The measures, by default ``"expected_calibration_error"``,
+        ``"smooth_ece"``, ``"brier_score_loss"`` and ``"log_loss"``: names
+        of :func:`skcal.discovery.all_measures` (skcal's calibration errors
+        and scikit-learn's two proper scores), or callables ``f(y_true,
+        y_prob, *, sample_weight, labels)``; a dict names them.
     n_bootstrap : int, default=1000
         Number of bootstrap resamples of the pool; 0 gives no interval.
     confidence_level : float, default=0.95

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
-from skcal._utils._ties import Ties
 from skcal._utils._scaling import drop_zero_weight, effective_size, normalized_weights
+from skcal._utils._ties import Ties
 
 
 def _simplex(rng, n, k):
