@@ -38,6 +38,7 @@ __all__ = [
     "check_calibration_inputs",
     "check_classes",
     "check_fitted_classifier",
+    "check_partition",
     "check_pos_label",
     "check_recalibration_target",
     "check_recalibration_weights",
@@ -814,4 +815,26 @@ def check_fitted_classifier(estimator, owner):
         raise TypeError(
             f"The estimator {type(estimator).__name__} given to {owner} has no "
             "classes_ attribute: it must be a fitted classifier."
+        )
+
+
+def check_partition(splits, n_samples, why):
+    """Reject cross-validation folds whose test sets do not partition the rows.
+
+    Parameters
+    ----------
+    splits : list of (train, test) index arrays
+        The folds.
+    n_samples : int
+        The number of rows.
+    why : str
+        What needs the partition, the start of the message.
+    """
+    tests = [np.asarray(test) for _, test in splits]
+    covered = np.bincount(np.concatenate(tests), minlength=n_samples)
+    n_bad = int(np.count_nonzero(covered != 1))
+    if n_bad:
+        raise ValueError(
+            f"{why}, so the test sets of cv must partition the samples (each in "
+            f"exactly one test set); {n_bad} sample(s) are not."
         )

@@ -10,8 +10,6 @@ the user's backend does not matter.
 
 from pathlib import Path
 
-import numpy as np
-
 from skcal._cli._output import open_output
 
 
@@ -28,27 +26,19 @@ def diagram_paths(prefix):
     ]
 
 
-def _positive_or_labels(y_prob, classes):
-    """The Displays' view: the positive column and ``pos_label``, or ``labels``."""
-    if y_prob.shape[1] == 2:
-        return y_prob[:, 1], {"pos_label": classes[1]}
-    return y_prob, {"labels": classes}
-
-
 def _draw_reliability(ax, panel, n_bootstrap):
-    """A reliability diagram; ``panel = (y_true, y_prob (n, K), classes, weights)``."""
-    from skcal.plotting import ReliabilityDisplay
+    """A smooth reliability diagram; ``panel = (y_true, y_prob, classes, weights)``."""
+    from skcal.plotting import SmoothReliabilityDisplay
 
     y_true, y_prob, classes, sample_weight = panel
-    y_prob, options = _positive_or_labels(y_prob, np.asarray(classes))
-    ReliabilityDisplay.from_predictions(
+    SmoothReliabilityDisplay.from_predictions(
         y_true,
         y_prob,
         sample_weight=sample_weight,
+        labels=classes,
         n_bootstrap=n_bootstrap,
         random_state=0,  # a reproducible band
         ax=ax,
-        **options,
     )
 
 
@@ -57,9 +47,8 @@ def _draw_sharpness(ax, panel, n_bootstrap):
     from skcal.plotting import CalibrationSharpnessDisplay
 
     y_true, y_prob, classes, sample_weight = panel
-    y_prob, options = _positive_or_labels(y_prob, np.asarray(classes))
     CalibrationSharpnessDisplay.from_predictions(
-        y_true, y_prob, sample_weight=sample_weight, ax=ax, **options
+        y_true, y_prob, sample_weight=sample_weight, labels=classes, ax=ax
     )
 
 

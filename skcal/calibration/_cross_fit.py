@@ -19,7 +19,11 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, has_fit_para
 
 from skcal._param_validation import HasMethods, fit_context
 from skcal._utils._indexing import take_rows
-from skcal._validation import check_recalibration_target, check_recalibration_weights
+from skcal._validation import (
+    check_partition,
+    check_recalibration_target,
+    check_recalibration_weights,
+)
 from skcal.calibration._base import BaseRecalibrator, classifier_scores
 from skcal.calibration._platt import PlattRecalibrator
 
@@ -213,29 +217,9 @@ class RecalibratedClassifierCV(ClassifierMixin, MetaEstimatorMixin, BaseEstimato
         y_index, self.classes_ = check_recalibration_target(y)
         sample_weight = check_recalibration_weights(sample_weight, y_index)
         est_params, split_params = self._routed_params(sample_weight, fit_params)
-        cv = check_cv(self.cv, y, classifier=True)
-        n_splits = cv.get_n_splits(X, y, **split_params)
-        counts = np.bincount(y_index)
-        if isinstance(self.cv, Integral) and counts.min() < n_splits:
-            raise ValueError(
-                f"Requesting {n_splits}-fold cross-validation but the class "
-                f"{self.classes_.tolist()[counts.argmin()]!r} has only {counts.min()} "
-                "sample(s): each fold needs every class."
-            )
-        splits = list(cv.split(X, y, **split_params))
-        if not self.ensemble:
-            covered = np.bincount(
-                np.concatenate([test for _, test in splits]), minlength=len(y)
-            )
-            if np.any(covered != 1):
-                raise ValueError(
-                    "ensemble=False pools out-of-fold scores, so the test sets of "
-                    "cv must partition the samples (each in exactly one test set); "
-                    f"{int(np.count_nonzero(covered != 1))} sample(s) are not."
-                )
-        parallel = Parallel(n_jobs=self.n_jobs)
+        splits = self._splits(X, y, y_index, split_params)
         if self.ensemble:
-            self.calibrated_classifiers_ = parallel(
+            self.calibrated_classifiers_ = Parallel(n_jobs=self.n_jobs)(
                 delayed(_fit_pair)(
                     self.estimator,
                     recalibrator,
@@ -249,42 +233,63 @@ class RecalibratedClassifierCV(ClassifierMixin, MetaEstimatorMixin, BaseEstimato
                 )
                 for train, test in splits
             )
-            first = self.calibrated_classifiers_[0].estimator
+            fitted = self.calibrated_classifiers_[0].estimator
             if hasattr(self, "estimator_"):
                 del self.estimator_
         else:
-            response = recalibrator.response_method
-            results = parallel(
-                delayed(_out_of_fold_scores)(
-                    self.estimator,
-                    X,
-                    y,
-                    train,
-                    test,
-                    est_params,
-                    self.classes_,
-                    response,
-                )
-                for train, test in splits
+            recal = self._fit_pooled(
+                recalibrator, X, y, splits, sample_weight, est_params
             )
-            kind = results[0][1]
-            first_scores = np.asarray(results[0][0])
-            scores = np.empty((len(y),) + first_scores.shape[1:])
-            for (_, test), (fold_scores, _) in zip(splits, results, strict=True):
-                scores[test] = fold_scores
-            recal = clone(recalibrator)
-            if recal.input == "auto":
-                recal.set_params(input=kind)
-            recal.fit(scores, y, sample_weight=sample_weight)
             self.calibrated_classifiers_ = [recal]
             self.estimator_ = clone(self.estimator).fit(X, y, **est_params)
-            first = self.estimator_
+            fitted = self.estimator_
         for attr in ("n_features_in_", "feature_names_in_"):
-            if hasattr(first, attr):
-                setattr(self, attr, getattr(first, attr))
+            if hasattr(fitted, attr):
+                setattr(self, attr, getattr(fitted, attr))
             elif hasattr(self, attr):
                 delattr(self, attr)
         return self
+
+    def _splits(self, X, y, y_index, split_params):
+        """The folds; every class in each training set, a partition when pooling."""
+        cv = check_cv(self.cv, y, classifier=True)
+        n_splits = cv.get_n_splits(X, y, **split_params)
+        counts = np.bincount(y_index)
+        if isinstance(self.cv, Integral) and counts.min() < n_splits:
+            raise ValueError(
+                f"Requesting {n_splits}-fold cross-validation but the class "
+                f"{self.classes_.tolist()[counts.argmin()]!r} has only {counts.min()} "
+                "sample(s): each fold needs every class."
+            )
+        splits = list(cv.split(X, y, **split_params))
+        if not self.ensemble:
+            check_partition(splits, len(y), "ensemble=False pools out-of-fold scores")
+        return splits
+
+    def _fit_pooled(self, recalibrator, X, y, splits, sample_weight, est_params):
+        """One recalibrator fitted on the pooled out-of-fold scores."""
+        results = Parallel(n_jobs=self.n_jobs)(
+            delayed(_out_of_fold_scores)(
+                self.estimator,
+                X,
+                y,
+                train,
+                test,
+                est_params,
+                self.classes_,
+                recalibrator.response_method,
+            )
+            for train, test in splits
+        )
+        kind = results[0][1]
+        first_scores = np.asarray(results[0][0])
+        scores = np.empty((len(y), *first_scores.shape[1:]))
+        for (_, test), (fold_scores, _) in zip(splits, results, strict=True):
+            scores[test] = fold_scores
+        recal = clone(recalibrator)
+        if recal.input == "auto":
+            recal.set_params(input=kind)
+        return recal.fit(scores, y, sample_weight=sample_weight)
 
     def predict_proba(self, X):
         """Recalibrated probabilities of each class.

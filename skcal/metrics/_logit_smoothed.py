@@ -172,6 +172,54 @@ def _gauss_legendre(func, j, lower, upper, nodes, weights):
     return half * (func(j, tau) @ weights)
 
 
+def _tangency_brackets(func, j, x, f):
+    """Brackets of the root pairs hidden between samples of the same sign.
+
+    An interior local minimum of ``|f|`` without a sign change whose
+    parabolic interpolant crosses zero may hide two roots; when ``func`` at
+    the parabola's vertex has the other sign, the vertex splits them into
+    two brackets.
+
+    Returns
+    -------
+    brackets : list of tuple of ndarray
+        None or two ``(rows, a, b, fa, fb)``: the rows, and the ends of the
+        brackets and the values there.
+    """
+    left, centre, right = f[:, :-2], f[:, 1:-1], f[:, 2:]
+    candidate = (
+        (left * centre > 0)
+        & (centre * right > 0)
+        & (np.abs(centre) < np.abs(left))
+        & (np.abs(centre) <= np.abs(right))
+    )
+    rows, cols = np.nonzero(candidate)
+    if not rows.shape[0]:
+        return []
+    x0, x1, x2 = x[rows, cols], x[rows, cols + 1], x[rows, cols + 2]
+    f0, f1, f2 = f[rows, cols], f[rows, cols + 1], f[rows, cols + 2]
+    # Cells can be tiny where they are split (sigma > 1): the divided
+    # differences may overflow, which only discards the candidate.
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        d01 = (f1 - f0) / (x1 - x0)
+        d12 = (f2 - f1) / (x2 - x1)
+        curv = (d12 - d01) / (x2 - x0)
+        xv = 0.5 * (x0 + x1) - d01 / (2.0 * curv)
+        # Value of the interpolating parabola at its vertex.
+        fv_pred = f0 + d01 * (xv - x0) + curv * (xv - x0) * (xv - x1)
+    maybe = np.isfinite(curv) & (curv != 0) & (xv > x0) & (xv < x2)
+    maybe &= fv_pred * f1 < 0
+    if not maybe.any():
+        return []
+    rows, x0, x2, f0, f2, f1, xv = (
+        arr[maybe] for arr in (rows, x0, x2, f0, f2, f1, xv)
+    )
+    fv = func(j[rows], xv[:, None])[:, 0]
+    real = fv * f1 < 0
+    rows, x0, x2, f0, f2, xv, fv = (arr[real] for arr in (rows, x0, x2, f0, f2, xv, fv))
+    return [(rows, x0, xv, f0, fv), (rows, xv, x2, fv, f2)]
+
+
 def _integrate_abs(func, j, lower, upper, nodes, weights):
     """``int |func(j, tau)| dtau`` over each cell, split at sign changes.
 
@@ -186,65 +234,19 @@ def _integrate_abs(func, j, lower, upper, nodes, weights):
     mid = 0.5 * (upper + lower)
     x = np.column_stack([lower, mid[:, None] + half[:, None] * nodes, upper])
     f = func(j, x)
-    crossing = f[:, :-1] * f[:, 1:] < 0
-    rows, cols = np.nonzero(crossing)
-    br_row = [rows]
-    br_a, br_b = [x[rows, cols]], [x[rows, cols + 1]]
-    br_fa, br_fb = [f[rows, cols]], [f[rows, cols + 1]]
-
-    # Near-tangencies: interior local minima of |f| without a sign change.
-    left, centre, right = f[:, :-2], f[:, 1:-1], f[:, 2:]
-    candidate = (
-        (left * centre > 0)
-        & (centre * right > 0)
-        & (np.abs(centre) < np.abs(left))
-        & (np.abs(centre) <= np.abs(right))
-    )
-    rows, cols = np.nonzero(candidate)
-    if rows.shape[0]:
-        x0, x1, x2 = x[rows, cols], x[rows, cols + 1], x[rows, cols + 2]
-        f0, f1, f2 = f[rows, cols], f[rows, cols + 1], f[rows, cols + 2]
-        # Cells can be tiny where they are split (sigma > 1): the divided
-        # differences may overflow, which only discards the candidate.
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            d01 = (f1 - f0) / (x1 - x0)
-            d12 = (f2 - f1) / (x2 - x1)
-            curv = (d12 - d01) / (x2 - x0)
-            xv = 0.5 * (x0 + x1) - d01 / (2.0 * curv)
-            # Value of the interpolating parabola at its vertex.
-            fv_pred = f0 + d01 * (xv - x0) + curv * (xv - x0) * (xv - x1)
-        maybe = np.isfinite(curv) & (curv != 0) & (xv > x0) & (xv < x2)
-        maybe &= fv_pred * f1 < 0
-        if maybe.any():
-            rows, x0, x2, f0, f2, f1, xv = (
-                arr[maybe] for arr in (rows, x0, x2, f0, f2, f1, xv)
-            )
-            fv = func(j[rows], xv[:, None])[:, 0]
-            real = fv * f1 < 0
-            rows, x0, x2, f0, f2, xv, fv = (
-                arr[real] for arr in (rows, x0, x2, f0, f2, xv, fv)
-            )
-            br_row += [rows, rows]
-            br_a += [x0, xv]
-            br_b += [xv, x2]
-            br_fa += [f0, fv]
-            br_fb += [fv, f2]
-
-    br_row = np.concatenate(br_row)
+    rows, cols = np.nonzero(f[:, :-1] * f[:, 1:] < 0)  # sign changes
+    brackets = [
+        (rows, x[rows, cols], x[rows, cols + 1], f[rows, cols], f[rows, cols + 1])
+    ]
+    brackets += _tangency_brackets(func, j, x, f)
+    br_row, br_a, br_b, br_fa, br_fb = (np.concatenate(b) for b in zip(*brackets))
     split = np.zeros(m, dtype=bool)
     split[br_row] = True
     whole = ~split
     total = np.abs(half[whole] * (f[whole, 1:-1] @ weights)).sum()
     if br_row.shape[0] == 0:
         return total
-    roots = _find_roots(
-        func,
-        j[br_row],
-        np.concatenate(br_a),
-        np.concatenate(br_b),
-        np.concatenate(br_fa),
-        np.concatenate(br_fb),
-    )
+    roots = _find_roots(func, j[br_row], br_a, br_b, br_fa, br_fb)
     # Pieces between consecutive boundaries (cell ends and roots) of each row.
     (split_rows,) = np.nonzero(split)
     b_row = np.r_[split_rows, br_row, split_rows]

@@ -21,7 +21,11 @@ from sklearn.utils.validation import has_fit_parameter
 
 from skcal._param_validation import HasMethods, Interval, validate_params
 from skcal._utils._bootstrap import bootstrap_intervals
-from skcal._validation import check_recalibration_target, check_sample_weight
+from skcal._validation import (
+    check_partition,
+    check_recalibration_target,
+    check_sample_weight,
+)
 from skcal.metrics._registry import MEASURES_BY_NAME, custom_measure
 
 # A calibration error alone rewards the mean-replacement baseline; the
@@ -64,6 +68,59 @@ def resolve_metrics(metrics):
     if not resolved:
         raise ValueError("metrics is empty: pass at least one measure.")
     return resolved
+
+
+def _partition(cv, X, y):
+    """The folds of ``cv``; their test sets must partition the samples."""
+    splits = list(check_cv(cv, y, classifier=True).split(X, y))
+    check_partition(splits, len(y), "The out-of-fold predictions are pooled")
+    return splits
+
+
+def _out_of_fold_probabilities(estimator, X, y, sample_weight, splits, n_jobs):
+    """``predict_proba`` of each test fold by the model fitted on the rest."""
+    params = {}
+    if sample_weight is not None and (
+        get_config().get("enable_metadata_routing", False)
+        or has_fit_parameter(estimator, "sample_weight")
+    ):
+        # With metadata routing, scikit-learn routes the weights to what
+        # requests them (and refuses them when nothing does).
+        params["sample_weight"] = sample_weight
+    return cross_val_predict(
+        clone(estimator),
+        X,
+        y,
+        cv=splits,
+        method="predict_proba",
+        n_jobs=n_jobs,
+        params=params,
+    )
+
+
+class _Pooled:
+    """The measures of the pooled out-of-fold predictions, of folds and resamples."""
+
+    def __init__(self, measures, y, y_prob, classes, sample_weight):
+        self.measures, self.classes = measures, classes
+        self.y, self.y_prob, self.sample_weight = y, y_prob, sample_weight
+
+    def value(self, name, rows=None):
+        """The measure ``name`` of the rows ``rows`` (all of them when None)."""
+        if rows is None:
+            y, y_prob, weights = self.y, self.y_prob, self.sample_weight
+        else:
+            y, y_prob = self.y[rows], self.y_prob[rows]
+            weights = None if self.sample_weight is None else self.sample_weight[rows]
+        return self.measures[name].evaluate(
+            y, y_prob, classes=self.classes, sample_weight=weights
+        )
+
+    def resampled(self, name, weights):
+        """The measure ``name`` of all rows with the weights of a resample."""
+        return self.measures[name].evaluate(
+            self.y, self.y_prob, classes=self.classes, sample_weight=weights
+        )
 
 
 class CrossValCalibration:
@@ -316,57 +373,19 @@ def cross_val_calibration(
     _, classes = check_recalibration_target(y)
     y = np.asarray(y)
     sample_weight = check_sample_weight(sample_weight, y.shape[0])
-    splitter = check_cv(cv, y, classifier=True)
-    splits = list(splitter.split(X, y))
-    covered = np.bincount(np.concatenate([t for _, t in splits]), minlength=len(y))
-    if np.any(covered != 1):
-        raise ValueError(
-            "The test sets of cv must partition the samples (each in exactly one "
-            f"test set) to pool their predictions; {np.count_nonzero(covered != 1)} "
-            "sample(s) are not."
-        )
-    params = {}
-    if sample_weight is not None and (
-        get_config().get("enable_metadata_routing", False)
-        or has_fit_parameter(estimator, "sample_weight")
-    ):
-        # With metadata routing, scikit-learn routes the weights to what
-        # requests them (and refuses them when nothing does).
-        params["sample_weight"] = sample_weight
-    y_prob = cross_val_predict(
-        clone(estimator),
-        X,
-        y,
-        cv=splits,
-        method="predict_proba",
-        n_jobs=n_jobs,
-        params=params,
-    )
-    value, per_fold = {}, {}
-    for name, measure in resolved.items():
-        value[name] = measure.evaluate(
-            y, y_prob, classes=classes, sample_weight=sample_weight
-        )
-        per_fold[name] = np.array(
-            [
-                measure.evaluate(
-                    y[test],
-                    y_prob[test],
-                    classes=classes,
-                    sample_weight=None
-                    if sample_weight is None
-                    else sample_weight[test],
-                )
-                for _, test in splits
-            ]
-        )
-    ci_low = dict.fromkeys(resolved, np.nan)
-    ci_high = dict.fromkeys(resolved, np.nan)
+    splits = _partition(cv, X, y)
+    y_prob = _out_of_fold_probabilities(estimator, X, y, sample_weight, splits, n_jobs)
+
+    pooled = _Pooled(resolved, y, y_prob, classes, sample_weight)
+    value = {name: pooled.value(name) for name in resolved}
+    per_fold = {
+        name: np.array([pooled.value(name, test) for _, test in splits])
+        for name in resolved
+    }
+    intervals = dict.fromkeys(resolved, (np.nan, np.nan))
     if n_bootstrap:
         intervals = bootstrap_intervals(
-            lambda name, weights: resolved[name].evaluate(
-                y, y_prob, classes=classes, sample_weight=weights
-            ),
+            pooled.resampled,
             value,
             y.shape[0],
             n_bootstrap,
@@ -374,8 +393,8 @@ def cross_val_calibration(
             check_random_state(random_state),
             sample_weight,
         )
-        for name, (low, high) in intervals.items():
-            ci_low[name], ci_high[name] = low, high
+    ci_low = {name: low for name, (low, _) in intervals.items()}
+    ci_high = {name: high for name, (_, high) in intervals.items()}
     return CrossValCalibration(
         metrics=list(resolved),
         value=value,

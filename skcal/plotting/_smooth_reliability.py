@@ -25,6 +25,18 @@ _MIN_WIDTH = 0.5
 
 _STYLE_CONSTRAINTS = {"line_kwargs": [dict, None], "band_kwargs": [dict, None]}
 
+# The Display's arrays and the keys of smooth_reliability_curve they hold.
+_FIELDS = {
+    "grid": "grid",
+    "curve": "calibration",
+    "density": "density",
+    "sigma": "sigma",
+    "smooth_ece": "smooth_ece",
+    "band_low": "band_low",
+    "band_high": "band_high",
+    "smooth_ece_interval": "smooth_ece_interval",
+}
+
 _DOC = {
     "reduction": """\
 reduction : {"auto", "positive", "top_label", "classwise"}, default="auto"
@@ -395,19 +407,9 @@ class SmoothReliabilityDisplay(CalibrationDisplay):
             for view in views
         ]
         classwise = reduction == "classwise"
-        fields = {
-            "grid": "grid",
-            "curve": "calibration",
-            "density": "density",
-            "sigma": "sigma",
-            "smooth_ece": "smooth_ece",
-            "band_low": "band_low",
-            "band_high": "band_high",
-            "smooth_ece_interval": "smooth_ece_interval",
-        }
         arrays = {
             field: [c[key] for c in curves] if classwise else curves[0][key]
-            for field, key in fields.items()
+            for field, key in _FIELDS.items()
         }
         display = cls(
             **arrays,

@@ -17,7 +17,7 @@ def _panel(rng, n_classes, n=40):
 
 
 def test_write_diagrams_draws_each_panel(global_random_seed, monkeypatch, tmp_path):
-    """Check that each Display draws every panel (binary: the positive column)."""
+    """Check that each Display draws every panel, its columns named by labels."""
     calls = []
 
     def recorder(name):
@@ -27,7 +27,7 @@ def test_write_diagrams_draws_each_panel(global_random_seed, monkeypatch, tmp_pa
 
         return from_predictions
 
-    for name in ("ReliabilityDisplay", "CalibrationSharpnessDisplay"):
+    for name in ("SmoothReliabilityDisplay", "CalibrationSharpnessDisplay"):
         monkeypatch.setattr(
             getattr(skcal.plotting, name), "from_predictions", recorder(name)
         )
@@ -41,21 +41,14 @@ def test_write_diagrams_draws_each_panel(global_random_seed, monkeypatch, tmp_pa
     ]
     for path in paths:
         assert path.read_bytes().startswith(b"\x89PNG")
-    assert [call[0] for call in calls] == ["ReliabilityDisplay"] * 2 + [
+    assert [call[0] for call in calls] == ["SmoothReliabilityDisplay"] * 2 + [
         "CalibrationSharpnessDisplay"
     ] * 2
-    (_, y_bin, p_bin, kw_bin), (_, _, p_multi, kw_multi) = calls[:2]
-    assert_array_equal(y_bin, panels["binary"][0])
-    assert_array_equal(p_bin, panels["binary"][1][:, 1])
-    assert kw_bin == {
-        "pos_label": 1,
-        "sample_weight": None,
-        "n_bootstrap": 7,
-        "random_state": 0,
-    }
-    assert_array_equal(p_multi, panels["multiclass"][1])
-    assert_array_equal(kw_multi.pop("labels"), np.arange(4))
-    assert kw_multi == {"sample_weight": None, "n_bootstrap": 7, "random_state": 0}
+    for (_, y, p, options), panel in zip(calls[:2], panels.values(), strict=True):
+        assert_array_equal(y, panel[0])
+        assert_array_equal(p, panel[1])
+        assert_array_equal(options.pop("labels"), panel[2])
+        assert options == {"sample_weight": None, "n_bootstrap": 7, "random_state": 0}
     assert "n_bootstrap" not in calls[2][3]
 
 
