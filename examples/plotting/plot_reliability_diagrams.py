@@ -6,9 +6,10 @@ Reading reliability diagrams: smooth, binned, by class
 A reliability diagram plots how often a prediction comes true against what
 was predicted; a calibrated model follows the diagonal. This example draws
 the diagrams of two real CIFAR-10 classifiers with
-:class:`~skcal.plotting.ReliabilityDisplay`: the smooth (kernel) diagram of
-Blasiok and Nakkiran (2024), whose line is thick where predictions are
-many; the classical binned diagram with the number of predictions per bin;
+:class:`~skcal.plotting.SmoothReliabilityDisplay`, the smooth (kernel)
+diagram of Blasiok and Nakkiran (2024), whose line is thick where
+predictions are many, and :class:`~skcal.plotting.BinnedReliabilityDisplay`,
+the classical binned diagram with the number of predictions per bin;
 one diagram per class; and the diagrams before and after temperature
 scaling. On the way it shows what the shaded band means: how much the
 curve moves when the data are resampled, *not* a confidence interval for
@@ -65,18 +66,18 @@ for name, (proba, labels) in models.items():
 # draws the second model next to the first.
 import matplotlib.pyplot as plt
 
-from skcal.plotting import ReliabilityDisplay
+from skcal.plotting import SmoothReliabilityDisplay
 
 fig, ax = plt.subplots(figsize=(5.5, 5.5), layout="constrained")
 smooth = {
-    name: ReliabilityDisplay.from_predictions(
+    name: SmoothReliabilityDisplay.from_predictions(
         labels, proba, name=name, random_state=0, ax=ax
     )
     for name, (proba, labels) in models.items()
 }
 ax.set_title("Smooth reliability diagrams (top label)")
 for name, display in smooth.items():
-    low, high = display.smooth_ece_ci
+    low, high = display.smooth_ece_interval
     print(
         f"{name}: sigma* = {display.sigma:.3f}, SmoothECE = "
         f"{display.smooth_ece:.3f} [{low:.3f}, {high:.3f}]"
@@ -89,9 +90,11 @@ for name, display in smooth.items():
 # accuracy is far below the confidence. LeNet-5 spreads its confidences
 # over the whole range.
 #
-# The computed arrays are public attributes of the display (``grid``,
-# ``curve``, ``density``, ``band_low``, ``band_high``, ``sigma``,
-# ``smooth_ece``), so they can be used without looking at the picture.
+# Every number drawn comes from
+# :func:`~skcal.metrics.smooth_reliability_curve`, and is kept as a public
+# attribute of the display (``grid``, ``curve``, ``density``,
+# ``band_low``, ``band_high``, ``sigma``, ``smooth_ece``), so the numbers
+# can be had without a picture.
 #
 # What the band is
 # ----------------
@@ -140,14 +143,15 @@ print(
 # interval per bin and the number of predictions in each bin as a strip of
 # bars along the bottom (the tallest bar is the fullest bin). Empty bins
 # have no point. The legend gives the binned ECE.
+from skcal.plotting import BinnedReliabilityDisplay
+
 fig, axes = plt.subplots(1, 2, figsize=(10, 5.4), layout="constrained")
 for ax, color, (name, (proba, labels)) in zip(
     axes, ["C0", "C1"], models.items(), strict=True
 ):
-    binned = ReliabilityDisplay.from_predictions(
+    binned = BinnedReliabilityDisplay.from_predictions(
         labels,
         proba,
-        kind="binned",
         n_bins=15,
         name=name,
         ax=ax,
@@ -181,7 +185,7 @@ for ax, color, (name, (proba, labels)) in zip(
 # part of the line), and the curve shows where the model over- or
 # under-estimates that class. Twenty bootstrap replicates per class keep
 # the example fast.
-classwise = ReliabilityDisplay.from_predictions(
+classwise = SmoothReliabilityDisplay.from_predictions(
     labels_lenet,
     proba_lenet,
     reduction="classwise",
@@ -223,10 +227,10 @@ print(f"fitted temperature {temperature.temperature_:.2f}")
 fig, axes = plt.subplots(1, 2, figsize=(10, 5.4), layout="constrained")
 for ax, sigma in zip(axes, ["auto", 0.05], strict=True):
     for name, proba in [("uncalibrated", proba_eval), ("temperature", proba_scaled)]:
-        display = ReliabilityDisplay.from_predictions(
+        display = SmoothReliabilityDisplay.from_predictions(
             labels_eval, proba, sigma=sigma, name=name, random_state=0, ax=ax
         )
-        low, high = display.smooth_ece_ci
+        low, high = display.smooth_ece_interval
         print(
             f"sigma={sigma}, {name}: sigma = {display.sigma:.3f}, "
             f"smECE = {display.smooth_ece:.4f} [{low:.4f}, {high:.4f}]"
