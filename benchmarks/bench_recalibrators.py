@@ -141,12 +141,12 @@ def cases(kind):
     """
     platt_input = "logit" if kind == "probability" else "auto"
     return [
-        ("isotonic", lambda e: IsotonicRecalibrator(e), "isotonic"),
+        ("isotonic", IsotonicRecalibrator, "isotonic"),
         ("sigmoid", lambda e: PlattRecalibrator(e, input=platt_input), "sigmoid"),
-        ("temperature", lambda e: TemperatureRecalibrator(e), "temperature"),
-        ("histogram", lambda e: HistogramBinningRecalibrator(e), None),
-        ("modified Platt", lambda e: ModifiedPlattRecalibrator(e), None),
-        ("mean replacement", lambda e: MeanReplacementRecalibrator(e), None),
+        ("temperature", TemperatureRecalibrator, "temperature"),
+        ("histogram", HistogramBinningRecalibrator, None),
+        ("modified Platt", ModifiedPlattRecalibrator, None),
+        ("mean replacement", MeanReplacementRecalibrator, None),
     ]
 
 

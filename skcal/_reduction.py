@@ -72,40 +72,47 @@ def binary_views(data, reduction):
     p : ndarray of shape (n_samples,)
         float64 probabilities of the event ``y == 1``.
     """
-    p_all, y_all = data.y_prob, data.y_true
-    if reduction == "positive":
-        if data.binary:
-            yield _indicator(y_all), p_all
-        else:
-            k = data.pos_index
-            yield _indicator(y_all == k), np.ascontiguousarray(p_all[:, k])
-    elif reduction == "top_label":
-        if data.binary:
-            # Ties (p = 1/2) go to the first class in column order.
-            if data.pos_index == 0:
-                predicted_positive = p_all >= 0.5
-            else:
-                predicted_positive = p_all > 0.5
-            yield (
-                _indicator(predicted_positive == y_all),
-                np.where(predicted_positive, p_all, 1.0 - p_all),
-            )
-        else:
-            predicted = np.argmax(p_all, axis=1)
-            confidence = np.take_along_axis(p_all, predicted[:, None], axis=1)[:, 0]
-            yield _indicator(predicted == y_all), confidence
-    elif reduction == "classwise":
-        if data.binary:
-            negative = (_indicator(~y_all), 1.0 - p_all)
-            positive = (_indicator(y_all), p_all)
-            yield from (
-                (positive, negative) if data.pos_index == 0 else (negative, positive)
-            )
-        else:
-            for k in range(p_all.shape[1]):
-                yield _indicator(y_all == k), np.ascontiguousarray(p_all[:, k])
-    else:
+    views = {"positive": _positive, "top_label": _top_label, "classwise": _classwise}
+    if reduction not in views:
         raise ValueError(f"Unknown reduction {reduction!r}.")
+    yield from views[reduction](data)
+
+
+def _positive(data):
+    """The view of the positive class (of ``pos_label`` for multiclass data)."""
+    if data.binary:
+        yield _indicator(data.y_true), data.y_prob
+    else:
+        k = data.pos_index
+        yield _indicator(data.y_true == k), np.ascontiguousarray(data.y_prob[:, k])
+
+
+def _top_label(data):
+    """Confidence against correctness of the argmax (ties to the first column)."""
+    p_all, y_all = data.y_prob, data.y_true
+    if data.binary:
+        # Ties (p = 1/2) go to the first class in column order.
+        predicted_positive = p_all >= 0.5 if data.pos_index == 0 else p_all > 0.5
+        yield (
+            _indicator(predicted_positive == y_all),
+            np.where(predicted_positive, p_all, 1.0 - p_all),
+        )
+    else:
+        predicted = np.argmax(p_all, axis=1)
+        confidence = np.take_along_axis(p_all, predicted[:, None], axis=1)[:, 0]
+        yield _indicator(predicted == y_all), confidence
+
+
+def _classwise(data):
+    """Every one-vs-rest view, in column order."""
+    p_all, y_all = data.y_prob, data.y_true
+    if data.binary:
+        negative = (_indicator(~y_all), 1.0 - p_all)
+        positive = (_indicator(y_all), p_all)
+        yield from (positive, negative) if data.pos_index == 0 else (negative, positive)
+    else:
+        for k in range(p_all.shape[1]):
+            yield _indicator(y_all == k), np.ascontiguousarray(p_all[:, k])
 
 
 def reduce_measure(data, reduction, measure, *, return_per_class=False):

@@ -14,6 +14,7 @@ modified. Hyper-parameters are checked by :mod:`skcal._param_validation`.
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+import math
 import sys
 from typing import NamedTuple
 
@@ -155,13 +156,10 @@ def _as_label_array(x, name):
 
 def _float_precision(x):
     """Machine epsilon of the least precise float dtype of an input."""
-    if hasattr(x, "columns"):  # a data frame: one dtype per column
-        dtypes = list(x.dtypes)
-    else:
-        dtypes = [getattr(x, "dtype", None)]
+    # A data frame has one dtype per column; nullable dtypes have a numpy one.
+    dtypes = list(x.dtypes) if hasattr(x, "columns") else [getattr(x, "dtype", None)]
     eps = np.finfo(np.float64).eps
-    for dtype in dtypes:
-        dtype = getattr(dtype, "numpy_dtype", dtype)
+    for dtype in (getattr(d, "numpy_dtype", d) for d in dtypes):
         if isinstance(dtype, np.dtype) and dtype.kind == "f":
             eps = max(eps, float(np.finfo(dtype).eps))
     return eps
@@ -276,7 +274,7 @@ def _check_y_true(y_true):
             f"{y.shape}."
         )
     y = column_or_1d(y)
-    if y.dtype.kind == "c" or y.dtype.kind == "V":
+    if y.dtype.kind in "cV":
         raise TypeError(f"y_true must hold class labels, got dtype {y.dtype}.")
     if y.dtype.kind == "f":
         n_nan = int(np.count_nonzero(~np.isfinite(y)))
@@ -289,7 +287,7 @@ def _check_y_true(y_true):
             if (
                 v is None
                 or v is pandas_na
-                or (isinstance(v, (float, np.floating)) and v != v)
+                or (isinstance(v, (float, np.floating)) and math.isnan(v))
             ):
                 n_missing += 1
             elif all_str and not isinstance(v, str):

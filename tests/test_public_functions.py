@@ -60,12 +60,12 @@ def _parameters(func):
 
 
 def _param_cases(*, arrays):
-    cases = []
-    for func in PUBLIC_FUNCTIONS:
-        for param in _parameters(func):
-            if _is_array_parameter(func, param.name) == arrays:
-                cases.append((func, param.name))
-    return cases
+    return [
+        (func, param.name)
+        for func in PUBLIC_FUNCTIONS
+        for param in _parameters(func)
+        if _is_array_parameter(func, param.name) == arrays
+    ]
 
 
 def _invalid_value_cases():

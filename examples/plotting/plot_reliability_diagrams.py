@@ -192,7 +192,18 @@ classwise = SmoothReliabilityDisplay.from_predictions(
     n_bootstrap=20,
     random_state=0,
 )
-cifar10 = "airplane automobile bird cat deer dog frog horse ship truck".split()
+cifar10 = [
+    "airplane",
+    "automobile",
+    "bird",
+    "cat",
+    "deer",
+    "dog",
+    "frog",
+    "horse",
+    "ship",
+    "truck",
+]
 for ax, cls, value in zip(
     classwise.ax_, classwise.classes, classwise.smooth_ece, strict=True
 ):

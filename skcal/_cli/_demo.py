@@ -232,12 +232,15 @@ def _comparison_lines(results, settings):
         results.get("PlattRecalibrator"),
         results.get("ModifiedPlattRecalibrator"),
     )
-    if platt is not None and modified is not None:
-        if np.array_equal(platt.y_prob, modified.y_prob):
-            lines.append(
-                "ModifiedPlatt predicted exactly what Platt did: its misspecification "
-                "check kept the sigmoid every time."
-            )
+    if (
+        platt is not None
+        and modified is not None
+        and np.array_equal(platt.y_prob, modified.y_prob)
+    ):
+        lines.append(
+            "ModifiedPlatt predicted exactly what Platt did: its misspecification "
+            "check kept the sigmoid every time."
+        )
     return lines
 
 

@@ -79,7 +79,7 @@ def _decompressed(path, compression, max_bytes, stack):
                 f"{path}: reading .zst files needs the zstandard package: "
                 "pip install zstandard"
             ) from exc
-        file = stack.enter_context(open(path, "rb"))
+        file = stack.enter_context(open(path, "rb"))  # noqa: SIM115 (closed by stack)
         raw = zstandard.ZstdDecompressor().stream_reader(file)
     else:
         raw = _OPENERS[compression](path, "rb")

@@ -58,7 +58,7 @@ def resolve_n_bins(n_bins, n_samples):
     """
     if n_bins != "cube_root":
         return int(n_bins)
-    k = max(int(round(n_samples ** (1.0 / 3.0))), 1)
+    k = max(round(n_samples ** (1.0 / 3.0)), 1)
     while k**3 < n_samples:
         k += 1
     while k > 1 and (k - 1) ** 3 >= n_samples:

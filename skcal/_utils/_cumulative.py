@@ -121,7 +121,7 @@ def bootstrap_margin(null, alpha):
     ``B`` draws reach it; infinite when ``k = 0`` (too few draws).
     """
     n_draws = null.shape[0]
-    k = int(math.floor(alpha * (n_draws + 1)))
+    k = math.floor(alpha * (n_draws + 1))
     while (k + 1) / (n_draws + 1.0) <= alpha:
         k += 1
     while k > 0 and k / (n_draws + 1.0) > alpha:

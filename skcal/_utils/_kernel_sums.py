@@ -23,6 +23,7 @@ from under- and overflow.
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+import itertools
 import math
 
 import numpy as np
@@ -323,7 +324,7 @@ class GaussianSums:
         box, eps = self._locate(zq[rows])
         segment = box // self.segment
         bounds = np.flatnonzero(np.r_[True, segment[1:] != segment[:-1], True])
-        for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
+        for lo, hi in itertools.pairwise(bounds):
             index = int(segment[lo])
             coefficients = self._coefficients(index)
             local = box[lo:hi] - index * self.segment

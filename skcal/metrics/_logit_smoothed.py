@@ -239,7 +239,9 @@ def _integrate_abs(func, j, lower, upper, nodes, weights):
         (rows, x[rows, cols], x[rows, cols + 1], f[rows, cols], f[rows, cols + 1])
     ]
     brackets += _tangency_brackets(func, j, x, f)
-    br_row, br_a, br_b, br_fa, br_fb = (np.concatenate(b) for b in zip(*brackets))
+    br_row, br_a, br_b, br_fa, br_fb = (
+        np.concatenate(b) for b in zip(*brackets, strict=True)
+    )
     split = np.zeros(m, dtype=bool)
     split[br_row] = True
     whole = ~split

@@ -572,7 +572,7 @@ def test_decision_values_at_every_scale(cls, exponent, seed):
     Regression test of issue 11: Platt scaling predicted 0.5 everywhere on
     decision values near 1e154.
     """
-    x, y, w = _decision_values(seed)
+    x, y, _w = _decision_values(seed)
     scale = 10.0**exponent
     expected = cls(input="logit").fit(x, y).predict_proba(x)
     proba = cls(input="logit").fit(x * scale, y).predict_proba(x * scale)

@@ -175,7 +175,7 @@ def test_pooled_matches_manual(global_random_seed, recalibrator, estimator, n_cl
         fold_clf = clone(estimator).fit(X[train], y[train])
         fold_scores, kind = _scores(fold_clf, X[test], response)
         if oof is None:
-            oof = np.empty((len(y),) + fold_scores.shape[1:])
+            oof = np.empty((len(y), *fold_scores.shape[1:]))
         oof[test] = fold_scores
     recal = clone(recalibrator).set_params(input=kind).fit(oof, y)
     full_clf = clone(estimator).fit(X, y)

@@ -167,7 +167,7 @@ def test_separable_data(global_random_seed, weighted):
     assert_allclose([sigmoid.coef, sigmoid.intercept], expected, rtol=1e-6, atol=1e-6)
     # The targets cap the probabilities away from 0 and 1.
     p = PlattRecalibrator().fit(x, y, sample_weight=w).predict_proba(x)[:, 1]
-    assert 0.0 < p.min() and p.max() < 1.0
+    assert p.min() > 0.0 and p.max() < 1.0
 
 
 @pytest.mark.parametrize("value", [0.1, 2.5])
@@ -265,7 +265,7 @@ def test_probabilities_zero_and_one(global_random_seed):
 
     proba = recal.predict_proba([0.0, 1e-13, 1e-12, 1.0 - 1e-12, 1.0])[:, 1]
     assert np.isfinite(proba).all()
-    assert 0.0 < proba.min() and proba.max() < 1.0
+    assert proba.min() > 0.0 and proba.max() < 1.0
     assert_allclose(proba[:3], proba[2], rtol=1e-12)
     assert_allclose(proba[3:], proba[4], rtol=1e-12)
 

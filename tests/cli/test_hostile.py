@@ -189,8 +189,17 @@ def test_fifo_is_refused_without_blocking(tmp_path):
     os.mkfifo(path)
     start = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-m", "skcal", "report", str(path), "--y-true", "y"]
-        + ["--y-prob", "p"],
+        [
+            sys.executable,
+            "-m",
+            "skcal",
+            "report",
+            str(path),
+            "--y-true",
+            "y",
+            "--y-prob",
+            "p",
+        ],
         capture_output=True,
         text=True,
         timeout=120,
@@ -403,9 +412,8 @@ def write_npz(path, members):
     with zipfile.ZipFile(path, "w") as archive, warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # a duplicated name
         for name, content in members:
-            if isinstance(content, np.ndarray):
-                content = npy_bytes(content)
-            archive.writestr(name, content)
+            is_array = isinstance(content, np.ndarray)
+            archive.writestr(name, npy_bytes(content) if is_array else content)
     return path
 
 

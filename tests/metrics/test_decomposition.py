@@ -613,7 +613,7 @@ def test_constant_prior_predictor(global_random_seed, loss):
     assert_allclose(got.score, got.uncertainty, rtol=1e-12)
     assert_allclose(got.uncertainty, ref_vector_entropy(prior, loss), rtol=1e-12)
     # Any empirically calibrated predictor scores at most the prior's score.
-    keys, inverse = np.unique(P, axis=0, return_inverse=True)
+    _keys, inverse = np.unique(P, axis=0, return_inverse=True)
     inverse = inverse.ravel()
     calibrated = np.array(
         [
@@ -691,7 +691,7 @@ def test_coarsening_loses_discrimination(global_random_seed, loss):
     y, P = _discrete_multiclass(rng, 300, 3)
     keys = np.unique(P, axis=0)
     merged = P.copy()
-    merged[np.all(P == keys[1], axis=1)] = keys[0]
+    merged[np.all(keys[1] == P, axis=1)] = keys[0]
     before = calibration_decomposition(y, P, loss=loss)
     after = calibration_decomposition(y, merged, loss=loss)
     assert after.discrimination <= before.discrimination + 1e-12
@@ -744,7 +744,7 @@ def test_always_wrong_predictor(k, full):
 def test_mean_replacement_closed_forms(k, accuracy, nll, brier):
     """Check MRR's NLL and Brier closed forms and the paper's numbers (M5, M6)."""
     n = 5000
-    correct = int(round(accuracy * n))
+    correct = round(accuracy * n)
     y = np.arange(n) % k
     predicted = y.copy()
     predicted[correct:] = (y[correct:] + 1) % k

@@ -6,6 +6,7 @@ each test citing one says so in its docstring.
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+import itertools
 import math
 
 import numpy as np
@@ -69,7 +70,7 @@ def _ref_gaussian(h, y, w, sigma):
     around = (h[:, None] + sigma * np.array([-8, -4, -2, -1, 0, 1, 2, 4, 8])).ravel()
     cuts = np.unique(np.r_[lo, hi, roots, around[(around > lo) & (around < hi)]])
     total = 0.0
-    for a, b in zip(cuts[:-1], cuts[1:], strict=True):
+    for a, b in itertools.pairwise(cuts):
         total += abs(integrate.quad(f, a, b, epsabs=1e-14, epsrel=1e-11, limit=200)[0])
     return total / w.sum()
 
@@ -80,7 +81,7 @@ def _ref_uniform(h, y, w, sigma):
     w = np.ones_like(h) if w is None else np.asarray(w, float)
     edges = np.unique(np.r_[h - sigma / 2, h + sigma / 2])
     total = 0.0
-    for a, b in zip(edges[:-1], edges[1:], strict=True):
+    for a, b in itertools.pairwise(edges):
         inside = [i for i in range(len(h)) if abs(0.5 * (a + b) - h[i]) < sigma / 2]
         a1 = sum(w[i] * y[i] for i in inside)
         a0 = sum(w[i] * (1 - y[i]) for i in inside)

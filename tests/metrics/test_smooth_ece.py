@@ -357,7 +357,7 @@ def test_fixed_point_property(global_random_seed):
     rng = np.random.RandomState(global_random_seed)
     y, p = _random_binary(rng, 500)
     for eps, atol in [(1e-3, 1e-3), (1e-4, 1e-6)]:
-        value, sigma = smooth_ece(y, p, eps=eps, return_sigma=True)
+        _value, sigma = smooth_ece(y, p, eps=eps, return_sigma=True)
         assert eps < sigma < 1
         assert_allclose(smooth_ece(y, p, sigma=sigma), sigma, atol=atol)
 
