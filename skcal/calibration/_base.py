@@ -123,8 +123,32 @@ def top_label(scores):
     return np.argmax(scores.values, axis=1)
 
 
+class ArgmaxPredictMixin:
+    """``predict``: the class of largest probability, of any probabilistic model."""
+
+    def predict(self, X):
+        """The class of largest calibrated probability (ties to the first class).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or (n_samples,)
+            The input of :meth:`predict_proba`.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+        """
+        check_is_fitted(self)
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+
+
 class BaseRecalibrator(
-    ClassifierMixin, TransformerMixin, BaseEstimator, metaclass=ABCMeta
+    ArgmaxPredictMixin,
+    ClassifierMixin,
+    TransformerMixin,
+    BaseEstimator,
+    metaclass=ABCMeta,
 ):
     """Base class of recalibrators: scores from ``X`` or from a fitted classifier.
 
@@ -230,22 +254,6 @@ class BaseRecalibrator(
             One column per class of ``classes_``; rows sum to 1.
         """
         return self._predict_proba_scores(X, self._scores(X))
-
-    def predict(self, X):
-        """The class of largest calibrated probability (ties to the first class).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features) or (n_samples,)
-            Scores (``estimator=None``) or samples for the wrapped classifier.
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-            Labels from ``classes_``.
-        """
-        check_is_fitted(self)
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
 
     def transform(self, X):
         """The calibrated probabilities, as a transformer's output.

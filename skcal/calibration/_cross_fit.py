@@ -24,7 +24,11 @@ from skcal._validation import (
     check_recalibration_target,
     check_recalibration_weights,
 )
-from skcal.calibration._base import BaseRecalibrator, classifier_scores
+from skcal.calibration._base import (
+    ArgmaxPredictMixin,
+    BaseRecalibrator,
+    classifier_scores,
+)
 from skcal.calibration._platt import PlattRecalibrator
 
 
@@ -71,7 +75,9 @@ def _out_of_fold_scores(estimator, X, y, train, test, fit_params, classes, respo
     return classifier_scores(fitted, take_rows(X, test), response)
 
 
-class RecalibratedClassifierCV(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
+class RecalibratedClassifierCV(
+    ArgmaxPredictMixin, ClassifierMixin, MetaEstimatorMixin, BaseEstimator
+):
     """Fit a classifier and recalibrate it on out-of-fold scores.
 
     Each recalibrator must be fitted on data its classifier was not trained
@@ -315,22 +321,6 @@ class RecalibratedClassifierCV(ClassifierMixin, MetaEstimatorMixin, BaseEstimato
         (recal,) = self.calibrated_classifiers_
         scores, _ = classifier_scores(self.estimator_, X, recal.response_method)
         return recal.predict_proba(scores)
-
-    def predict(self, X):
-        """The class of largest recalibrated probability.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples, as the classifier accepts them.
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-            Labels from ``classes_``.
-        """
-        check_is_fitted(self)
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
 
     def get_metadata_routing(self):
         """Where the metadata of ``fit`` go: the classifier and the splitter.

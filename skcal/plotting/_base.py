@@ -427,6 +427,24 @@ class CalibrationDisplay:
             cls.from_estimator = _relay(cls, "estimator")
             cls.from_cv_results = _relay(cls, "cv_results")
 
+    @classmethod
+    def _from_views(cls, data, reduction, per_view, **options):
+        """The Display of computed views: ``per_view`` is ``{attribute: [value
+        of each view]}``, stored as lists for a classwise diagram and as the
+        single value otherwise; ``options`` are the other constructor keywords.
+        """
+        classwise = reduction == "classwise"
+        return cls(
+            **{
+                key: values if classwise else values[0]
+                for key, values in per_view.items()
+            },
+            reduction=reduction,
+            classes=data.classes if classwise else None,
+            pos_label=positive_class(data, reduction),
+            **options,
+        )
+
     def _view(self, index):
         """The per-view attributes of view ``index``, as a dict."""
         classwise = self.reduction == "classwise"

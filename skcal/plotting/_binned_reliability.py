@@ -332,15 +332,8 @@ class BinnedReliabilityDisplay(CalibrationDisplay):
             for view in views
         ]
         errors = [expected_calibration_error(**view, **bins) for view in views]
-        classwise = reduction == "classwise"
-        display = cls(
-            table=tables if classwise else tables[0],
-            ece=errors if classwise else errors[0],
-            reduction=reduction,
-            classes=data.classes if classwise else None,
-            name=name,
-            pos_label=positive_class(data, reduction),
-        )
+        per_view = {"table": tables, "ece": errors}
+        display = cls._from_views(data, reduction, per_view, name=name)
         return display.plot(
             ax=ax,
             ref_line=ref_line,

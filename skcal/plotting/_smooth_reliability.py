@@ -406,18 +406,8 @@ class SmoothReliabilityDisplay(CalibrationDisplay):
             )
             for view in views
         ]
-        classwise = reduction == "classwise"
-        arrays = {
-            field: [c[key] for c in curves] if classwise else curves[0][key]
-            for field, key in _FIELDS.items()
-        }
-        display = cls(
-            **arrays,
-            reduction=reduction,
-            classes=data.classes if classwise else None,
-            name=name,
-            pos_label=positive_class(data, reduction),
-        )
+        per_view = {field: [c[key] for c in curves] for field, key in _FIELDS.items()}
+        display = cls._from_views(data, reduction, per_view, name=name)
         return display.plot(
             ax=ax,
             ref_line=ref_line,
