@@ -14,7 +14,6 @@ from skcal.plotting._base import (
     canonical_views,
     decorate_reliability,
     doc_filler,
-    positive_class,
 )
 from skcal.plotting._style import merge_style_kwargs
 
