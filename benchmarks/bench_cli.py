@@ -46,13 +46,14 @@ MEASURES = (
 FLOOR = """
 import sys
 import pandas as pd
-from skcal.metrics._registry import MEASURES_BY_NAME
+from skcal.discovery import all_measures
 
 path = sys.argv[1]
 frame = pd.read_parquet(path) if path.endswith(".parquet") else pd.read_csv(path)
 y, p = frame["y"].to_numpy(), frame["p"].to_numpy()
+measures = {m.name: m for m in all_measures()}
 for name in sys.argv[2:]:
-    print(name, MEASURES_BY_NAME[name].function(y, p))
+    print(name, measures[name].function(y, p))
 """
 
 

@@ -11,12 +11,13 @@ import inspect
 from importlib import import_module
 
 from skcal._param_validation import StrOptions, validate_params
+from skcal.metrics._registry import KINDS
 
 __all__ = ["all_displays", "all_measures", "all_recalibrators"]
 
 
 @validate_params(
-    {"kind": [StrOptions({"calibration_error", "proper_score"}), None]},
+    {"kind": [StrOptions(set(KINDS)), None]},
     prefer_skip_nested_validation=True,
 )
 def all_measures(kind=None):
