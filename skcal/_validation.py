@@ -433,7 +433,7 @@ def _same_label(a, b):
         return False
 
 
-def check_pos_label(classes, pos_label):
+def check_pos_label(classes, pos_label, where="the classes"):
     """The column of ``pos_label`` among ``classes``; reject an absent one.
 
     This is the one check that a positive class is among the classes, for
@@ -445,6 +445,8 @@ def check_pos_label(classes, pos_label):
         The classes, in column order.
     pos_label : hashable
         The positive class.
+    where : str, default="the classes"
+        What ``classes`` are, for the message.
 
     Returns
     -------
@@ -455,7 +457,7 @@ def check_pos_label(classes, pos_label):
         if _same_label(c, pos_label):
             return i
     raise ValueError(
-        f"pos_label={pos_label!r} is not among the classes {classes.tolist()}."
+        f"pos_label={pos_label!r} is not among {where} {classes.tolist()}."
     )
 
 
@@ -547,14 +549,10 @@ def _binary_column(y, seen, lab, pos_label):
         universe = seen
     if pos_label is None:
         pos_label = _default_pos_label(universe, "y_true" if lab is None else "labels")
-    pos_in = [c for c in universe.tolist() if _same_label(c, pos_label)]
-    if lab is not None and not pos_in:
-        raise ValueError(f"pos_label={pos_label!r} is not among labels {lab.tolist()}.")
-    if lab is None and not pos_in and seen.shape[0] == 2:
-        raise ValueError(
-            f"pos_label={pos_label!r} is not among the labels of y_true "
-            f"{seen.tolist()}."
-        )
+    if lab is not None:
+        check_pos_label(lab, pos_label, where="labels")
+    elif seen.shape[0] == 2:
+        check_pos_label(seen, pos_label, where="the labels of y_true")
     negatives = [c for c in universe.tolist() if not _same_label(c, pos_label)]
     if lab is not None:
         _encode(y, lab)  # rejects labels outside `labels`
