@@ -1,35 +1,38 @@
 """Time and peak memory of the smooth reliability diagram, and relplot's.
 
 For n = 10**5 and 10**6 calibrated binary predictions (p uniform on [0, 1],
-y ~ Bernoulli(p), seed 0), times ``ReliabilityDisplay`` of kind "smooth"
-with 100 bootstrap replicates (``random_state=0``) and prints the median
-time over ``--repeat`` runs and the peak memory of one run
-(``tracemalloc``, which sees numpy's allocations), in MB and as a multiple
-of the input arrays (16 bytes a row: int64 labels, float64 predictions).
-Calibrated data are the slow case: the SmoothECE bandwidth, and with it
-the smoothing grid of every replicate, shrinks with the calibration error
-(about 0.003 at n = 10**6 here, against 0.05 for ``y ~ Bernoulli(p**1.2)``,
-whose bootstrap is about eight times faster). Two rows per n:
+y ~ Bernoulli(p), seed 0), with 100 bootstrap replicates
+(``random_state=0``), prints the median time over ``--repeat`` runs (3 by
+default) and the peak memory of one more run (``tracemalloc``, which sees
+numpy's allocations), in MB and as a multiple of the input arrays (16 bytes
+a row: int64 labels, float64 predictions). Public API only; three rows per n:
 
-- ``compute``: the arrays only (grid, curve, density, band, SmoothECE and
-  its interval). The public constructors always draw, so this row calls the
-  private ``ReliabilityDisplay._compute`` that ``from_predictions`` calls
-  before ``plot``;
-- ``draw``: ``ReliabilityDisplay.from_predictions`` on a new Agg figure,
-  followed by ``figure.canvas.draw()`` (a full render, as a user pays it).
+- ``numbers``: :func:`skcal.metrics.smooth_reliability_curve` with
+  ``n_bootstrap=100``: the grid, curve, density, band, SmoothECE and its
+  interval, without matplotlib;
+- ``display``: :meth:`skcal.plotting.SmoothReliabilityDisplay.from_predictions`
+  with ``n_bootstrap=100`` on a new Agg figure, followed by
+  ``figure.canvas.draw()`` (the same numbers, drawn and rendered, as a user
+  pays it);
+- ``relplot``: ``relplot.rel_diagram(p, y, num_bootstrap=100)`` with an Agg
+  render (100 bootstrap curves and its default 100-resample interval of
+  the smECE), at n up to ``--relplot-max-n`` (default 10**5: at 10**6 it
+  takes about a minute and several GB). The ``value`` column is its
+  ``relplot.smECE(p, y)``, computed once, untimed.
 
-With relplot installed (``pip install relplot``), it also runs
-``relplot.rel_diagram(f, y, num_bootstrap=100)`` (100 bootstrap curves,
-and its default 100-resample interval of the smECE, as skcal's) with an
-Agg render, at the n up to ``--relplot-max-n`` (default 10**5; at 10**6 it
-takes about a minute and several GB), and prints the ratio
-``relplot / skcal`` of the ``draw`` times.
+The ``value`` column of skcal's rows is the SmoothECE with its bootstrap
+interval. Calibrated data are the slow case: the SmoothECE bandwidth, and with
+it the smoothing grid of every replicate, shrinks with the calibration error
+(about 0.003 at n = 10**6 here). For each n with a relplot row, the ratios
+``skcal / relplot`` of the times (below 1: skcal is faster) are printed.
 
-The targets of issue 6: n = 10**6 with 100 replicates in under 5 s and
-under 1 GB; the last lines say whether the ``draw`` row meets them.
+The targets of issue 6: n = 10**6 with 100 replicates in under 5 s and under
+1 GB; the last line says whether the ``display`` row meets them. Runs in
+about two minutes on two cores.
 
-Run as ``python benchmarks/bench_diagrams.py [--quick] [--repeat R]``;
-``--quick`` uses n = 10**4 and 10**5 (relplot at 10**4).
+Run as ``python benchmarks/bench_diagrams.py [--quick] [--repeat R]
+[--relplot-max-n N]``; ``--quick`` uses n = 10**4 and 10**5 (relplot at
+10**4).
 """
 
 # SPDX-License-Identifier: BSD-3-Clause
@@ -42,7 +45,8 @@ import warnings
 import matplotlib
 import numpy as np
 
-from skcal.plotting import ReliabilityDisplay
+from skcal.metrics import smooth_reliability_curve
+from skcal.plotting import SmoothReliabilityDisplay
 
 N_BOOTSTRAP = 100
 TARGET_SECONDS = 5.0
@@ -50,54 +54,39 @@ TARGET_BYTES = 10**9
 
 
 def run(func, arguments, repeat):
-    """Median seconds of ``func(*arguments)`` and the peak traced bytes of one run."""
+    """Median seconds of ``func(*arguments)``; peak bytes and result of one more run."""
     times = []
     for _ in range(repeat):
         start = time.perf_counter()
         func(*arguments)
         times.append(time.perf_counter() - start)
     tracemalloc.start()
-    func(*arguments)
+    result = func(*arguments)
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
-    return float(np.median(times)), peak
+    return float(np.median(times)), peak, result
 
 
-def skcal_compute(y, p):
-    """The arrays of the smooth diagram, without matplotlib."""
-    return ReliabilityDisplay._compute(
-        y,
-        p,
-        sample_weight=None,
-        pos_label=None,
-        labels=None,
-        reduction="auto",
-        kind="smooth",
-        sigma="auto",
-        n_points=201,
-        n_bins=15,
-        strategy="uniform",
-        interval=None,
-        n_bootstrap=N_BOOTSTRAP,
-        confidence_level=0.95,
-        random_state=0,
-        name=None,
-    )
+def skcal_numbers(y, p):
+    """The numbers of the smooth diagram, from the public function."""
+    curve = smooth_reliability_curve(y, p, n_bootstrap=N_BOOTSTRAP, random_state=0)
+    return curve.smooth_ece, curve.smooth_ece_interval
 
 
-def skcal_draw(y, p):
-    """The public path: compute, draw on a new Agg figure and render it."""
+def skcal_display(y, p):
+    """The public Display: numbers, drawing on a new Agg figure and rendering."""
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots()
-    ReliabilityDisplay.from_predictions(
+    display = SmoothReliabilityDisplay.from_predictions(
         y, p, n_bootstrap=N_BOOTSTRAP, random_state=0, ax=ax
     )
     fig.canvas.draw()
     plt.close(fig)
+    return display.smooth_ece, display.smooth_ece_interval
 
 
-def relplot_draw(y, p):
+def relplot_diagram(y, p):
     """relplot's smooth diagram with as many bootstrap curves, rendered with Agg."""
     import matplotlib.pyplot as plt
     import relplot
@@ -108,6 +97,24 @@ def relplot_draw(y, p):
         fig, _ = relplot.rel_diagram(p, y.astype(np.float64), num_bootstrap=N_BOOTSTRAP)
         fig.canvas.draw()
         plt.close(fig)
+
+
+def relplot_value(y, p):
+    """relplot's smECE of the same data (untimed reference value)."""
+    import relplot
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return float(relplot.smECE(p, y.astype(np.float64))), None
+
+
+def _value(result):
+    if result is None:
+        return ""
+    value, interval = result
+    if interval is None:
+        return f"{value:.5f}"
+    return f"{value:.5f} [{interval[0]:.5f}, {interval[1]:.5f}]"
 
 
 def main():
@@ -125,34 +132,44 @@ def main():
         import relplot  # noqa: F401
     except ImportError:
         relplot_max_n = 0
-        print("relplot is not installed: no reference ratio")
+        print("relplot is not installed: no reference row")
 
     print(
         f"smooth reliability diagram, {N_BOOTSTRAP} bootstrap replicates, "
         f"median of {args.repeat} runs"
     )
-    print(f"{'n':>10}  {'':22} {'time':>10}  {'peak memory':>11}  {'x input':>8}")
+    print(
+        f"{'n':>10}  {'':9} {'time':>10}  {'peak memory':>11}  {'x input':>8}  "
+        "value (SmoothECE [interval])"
+    )
     results = {}
     for n in sizes:
         rng = np.random.default_rng(0)
         p = rng.uniform(size=n)
         y = (rng.uniform(size=n) < p).astype(np.int64)
         input_bytes = y.nbytes + p.nbytes
-        rows = [("skcal compute", skcal_compute), ("skcal draw", skcal_draw)]
+        rows = [("numbers", skcal_numbers), ("display", skcal_display)]
         if n <= relplot_max_n:
-            rows.append(("relplot.rel_diagram", relplot_draw))
+            rows.append(("relplot", relplot_diagram))
         for label, func in rows:
-            seconds, peak = run(func, (y, p), args.repeat)
+            seconds, peak, result = run(func, (y, p), args.repeat)
+            if label == "relplot":
+                result = relplot_value(y, p)
             results[n, label] = seconds, peak
             print(
-                f"{n:>10,}  {label:22} {seconds:8.2f} s  {peak / 2**20:8.1f} MB  "
-                f"{peak / input_bytes:7.1f}x"
+                f"{n:>10,}  {label:9} {seconds:8.2f} s  {peak / 2**20:8.1f} MB  "
+                f"{peak / input_bytes:7.1f}x  {_value(result)}"
             )
-        if (n, "relplot.rel_diagram") in results:
-            ratio = results[n, "relplot.rel_diagram"][0] / results[n, "skcal draw"][0]
-            print(f"{n:>10,}  ratio relplot / skcal (draw): {ratio:.0f}")
-    if (10**6, "skcal draw") in results:
-        seconds, peak = results[10**6, "skcal draw"]
+        if (n, "relplot") in results:
+            reference = results[n, "relplot"][0]
+            numbers = results[n, "numbers"][0] / reference
+            display = results[n, "display"][0] / reference
+            print(
+                f"{n:>10,}  time skcal / relplot: numbers {numbers:.3f}, "
+                f"display {display:.3f}"
+            )
+    if (10**6, "display") in results:
+        seconds, peak = results[10**6, "display"]
         verdict = (
             "met" if seconds < TARGET_SECONDS and peak < TARGET_BYTES else "MISSED"
         )

@@ -1,4 +1,10 @@
-"""Tests of the calibration-sharpness diagram."""
+"""Tests of the calibration-sharpness diagram (skcal/plotting/_sharpness.py).
+
+The numbers are those of :func:`~skcal.metrics.calibration_sharpness_curve`
+(checked in test_common.py, and the function itself against dense kernel
+sums in test_numbers.py); these tests check what is drawn, and that mean
+replacement is a visible failure.
+"""
 
 # SPDX-License-Identifier: BSD-3-Clause
 
@@ -7,13 +13,10 @@ import math
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
-from scipy.special import rel_entr
 
 from skcal.calibration import MeanReplacementRecalibrator
-from skcal.metrics import kernel_calibration_error
+from skcal.metrics import calibration_sharpness_curve
 from skcal.plotting import CalibrationSharpnessDisplay
-
-KERNEL_MASS = {"gaussian": math.sqrt(2 * math.pi), "epanechnikov": 4.0 / 3.0}
 
 
 def _multiclass(rng, n=400, k=4):
@@ -22,98 +25,12 @@ def _multiclass(rng, n=400, k=4):
     return y_true, y_prob
 
 
-def _reference(y_true, y_prob, weights, grid, loss, kernel, bandwidth):
-    """Dense O(n * grid) kernel estimates of the top-label (or binary) view."""
-    if y_prob.ndim == 1:  # binary, positive class 1
-        p, y = y_prob, (y_true == 1).astype(float)
-        full = np.column_stack([1 - y_prob, y_prob])
-        index = (y_true == 1).astype(int)
-    else:
-        p = y_prob.max(axis=1)
-        y = (y_prob.argmax(axis=1) == y_true).astype(float)
-        full, index = y_prob, y_true
-    onehot = np.eye(full.shape[1])[index]
-    if loss == "brier":
-        score = ((full - onehot) ** 2).sum(axis=1)
-    else:
-        score = -np.log(full[np.arange(len(index)), index])
-    w = np.ones_like(p) if weights is None else weights
-    u = (grid[:, None] - p[None, :]) / bandwidth
-    K = np.exp(-0.5 * u**2) if kernel == "gaussian" else np.clip(1 - u**2, 0, None)
-    total = K @ w
-    with np.errstate(invalid="ignore", divide="ignore"):
-        rate = (K @ (w * y)) / total
-        # No non-event in the window: exactly 1 (the sums may round).
-        rate[(K @ (w * (1 - y)) == 0) & (total > 0)] = 1.0
-        expected = (K @ (w * score)) / total
-        if loss == "brier":
-            pointwise = (grid - rate) ** 2
-        else:
-            pointwise = rel_entr(rate, grid) + rel_entr(1 - rate, 1 - grid)
-    density = total / (w.sum() * bandwidth * KERNEL_MASS[kernel])
-    return rate, density, expected - pointwise, total
+def _legend_texts(ax):
+    return [t.get_text() for t in ax.get_legend().get_texts()]
 
 
-@pytest.mark.parametrize("kernel", ["gaussian", "epanechnikov"])
-@pytest.mark.parametrize("loss", ["brier", "log"])
-@pytest.mark.parametrize("problem", ["multiclass", "weighted-binary"])
-def test_curve_is_the_kernel_regression(
-    pyplot, global_random_seed, kernel, loss, problem
-):
-    """Check the grid arrays against a dense kernel regression."""
-    rng = np.random.RandomState(global_random_seed)
-    weights = None
-    if problem == "multiclass":
-        y_true, y_prob = _multiclass(rng)
-    else:
-        y_prob = rng.uniform(0.02, 0.98, size=400)
-        y_true = (rng.uniform(size=400) < y_prob**1.3).astype(int)
-        weights = rng.uniform(0.1, 3.0, size=400)
-    display = CalibrationSharpnessDisplay.from_predictions(
-        y_true,
-        y_prob,
-        sample_weight=weights,
-        loss=loss,
-        kernel=kernel,
-        bandwidth=0.08,
-        n_points=101,
-    )
-    rate, density, gap, total = _reference(
-        y_true, y_prob, weights, display.grid, loss, kernel, 0.08
-    )
-    assert_array_equal(display.grid, np.linspace(0, 1, 101))
-    defined = np.isfinite(display.curve)
-    # Undefined only where the kernel weight is negligible.
-    assert np.all(total[~defined] <= 1e-3 * total.max())
-    assert defined.sum() > 40
-    assert_allclose(display.curve[defined], rate[defined], rtol=1e-9, atol=1e-12)
-    assert_allclose(display.density, density, rtol=1e-9, atol=1e-12)
-    assert_allclose(display.sharpness_gap[defined], gap[defined], rtol=1e-7, atol=1e-9)
-    length = density * gap
-    assert_allclose(
-        display.band_high[defined], (rate + length / 2)[defined], rtol=1e-7, atol=1e-9
-    )
-    assert_allclose(
-        display.band_low[defined],
-        np.maximum(rate - length / 2, 0)[defined],
-        rtol=1e-7,
-        atol=1e-9,
-    )
-    expected = kernel_calibration_error(
-        y_true,
-        y_prob,
-        sample_weight=weights,
-        loss=loss,
-        kernel=kernel,
-        bandwidth=0.08,
-        return_sharpness=True,
-    )
-    assert display.calibration_error == expected.calibration_error
-    assert display.total_loss == expected.total_loss
-
-
-def test_grid_agrees_with_the_metric_at_the_predictions(pyplot, global_random_seed):
-    """Check that at grid predictions, the arrays are the metric's pointwise ones."""
+def test_binary_view_and_labels(pyplot, global_random_seed):
+    """Check the binary view: positive class 1, labelled axes, the function's curve."""
     rng = np.random.RandomState(global_random_seed)
     grid = np.linspace(0, 1, 21)
     y_prob = grid[rng.randint(3, 18, size=300)]
@@ -121,17 +38,13 @@ def test_grid_agrees_with_the_metric_at_the_predictions(pyplot, global_random_se
     display = CalibrationSharpnessDisplay.from_predictions(
         y_true, y_prob, n_points=21, bandwidth=0.1
     )
-    result = kernel_calibration_error(
-        y_true, y_prob, bandwidth=0.1, return_sharpness=True
-    )
-    index = np.rint(y_prob * 20).astype(int)
-    assert_allclose(display.curve[index], result.event_rate, rtol=1e-12)
-    assert_allclose(display.density[index], result.density, rtol=1e-12)
-    assert_allclose(
-        display.sharpness_gap[index], result.pointwise_sharpness_gap, rtol=1e-10
-    )
+    expected = calibration_sharpness_curve(y_true, y_prob, n_points=21, bandwidth=0.1)
+    assert_array_equal(display.curve, expected.calibration)
     assert display.reduction == "positive" and display.pos_label == 1
     assert display.ax_.get_xlabel() == "Predicted probability (positive class: 1)"
+    assert display.ax_.get_ylabel() == (
+        "Event rate given prediction (positive class: 1)"
+    )
 
 
 def test_artists_and_band_drawn(pyplot):
@@ -143,16 +56,39 @@ def test_artists_and_band_drawn(pyplot):
     assert_array_equal(display.line_.get_ydata(), display.curve)
     density_top = display.density_.get_paths()[0].vertices[:, 1].max()
     assert_allclose(density_top, 1.0)
+    assert display.ax_.get_xlim() == (0.0, 1.0)
+    assert display.ax_.get_ylim()[0] == 0.0
     assert display.ax_.get_ylim()[1] >= np.nanmax(display.band_high)
     band_top = display.band_.get_paths()[0].vertices[:, 1].max()
     assert_allclose(band_top, np.nanmax(display.band_high))
-    text = display.ax_.get_legend().get_texts()[0].get_text()
+    text = _legend_texts(display.ax_)[0]
     assert text == (
         f"model\ncalibration {display.calibration_error:.4f}, "
         f"total {display.total_loss:.4f} (Brier)"
     )
     assert display.ax_.get_xlabel() == "Confidence"
+    assert display.ax_.get_ylabel() == "Accuracy given confidence"
     assert display.plot(show_density=False).density_ is None
+    log = CalibrationSharpnessDisplay.from_predictions(y_true, y_prob, loss="log")
+    assert _legend_texts(log.ax_)[0].endswith("(log loss)")
+
+
+def test_inverted_band_is_drawn_as_its_extent(pyplot):
+    """Check that a band with negative height (a negative gap) is drawn upright."""
+    grid = np.linspace(0, 1, 11)
+    display = CalibrationSharpnessDisplay(
+        grid=grid,
+        curve=grid,
+        density=np.ones(11),
+        sharpness_gap=np.full(11, -0.1),
+        band_low=grid + 0.05,
+        band_high=grid - 0.05,
+        calibration_error=0.0,
+        total_loss=0.1,
+    ).plot()
+    vertices = np.concatenate([p.vertices for p in display.band_.get_paths()])
+    assert_allclose(vertices[:, 1].max(), 1.05)
+    assert_allclose(vertices[:, 1].min(), -0.05)
 
 
 @pytest.mark.parametrize("noise", [0.0, 1e-9])
@@ -195,8 +131,12 @@ def test_mean_replacement_is_a_visible_failure(pyplot, global_random_seed, noise
     offset = np.abs(mean.grid - mean.constant_prediction).min() / 0.05
     peak = np.exp(-0.5 * offset**2) / (0.05 * math.sqrt(2 * math.pi))
     assert_allclose(np.nanmax(mean.density), peak, rtol=1e-9)
-    texts = [t.get_text() for t in base.ax_.get_legend().get_texts()]
+    # Both models are in the legend; the axes grow to show the spike.
+    texts = _legend_texts(base.ax_)
+    assert texts[0].startswith("base\n") and texts[-1].startswith("MRR\n")
     assert "constant prediction" in texts[-1]
+    assert f"constant prediction {mean.constant_prediction:.3f}" in texts[-1]
+    assert base.ax_.get_ylim()[1] >= np.nanmax(mean.band_high)
     # A bandwidth below the grid spacing does not crash either.
     narrow = CalibrationSharpnessDisplay.from_predictions(
         y_true[400:], replaced, bandwidth=1e-3
@@ -220,6 +160,7 @@ def test_log_loss_with_impossible_outcomes(pyplot):
     assert display.band_.get_paths() == [] or all(
         np.isfinite(path.vertices).all() for path in display.band_.get_paths()
     )
+    assert np.isfinite(display.ax_.get_ylim()).all()
 
 
 def test_real_data_mean_replacement(pyplot, real_multiclass, tmp_path):
