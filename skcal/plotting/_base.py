@@ -21,7 +21,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from skcal._docstrings import fill_doc
-from skcal._param_validation import HasMethods
+from skcal._param_validation import HasMethods, validate_parameter_constraints
 from skcal._reduction import resolve_reduction
 from skcal._utils._indexing import take_rows
 from skcal._validation import check_calibration_inputs, check_sample_weight
@@ -129,10 +129,10 @@ def canonical_views(y_true, y_prob, sample_weight, pos_label, labels, reduction)
 
     Every view is described to the public function in one canonical form:
     labels as column indices, an ``(n, n_classes)`` matrix (a binary
-    problem's two columns in their order, the positive one holding its
-    probability), ``labels=range(n_classes)`` and, for a one-vs-rest view,
-    the column as ``pos_label``. A classwise diagram is one such view per
-    class.
+    problem's two columns as given, or ``(1 - p, p)`` in the order of the
+    classes for a 1-D ``y_prob``), ``labels=range(n_classes)`` and, for a
+    one-vs-rest view, the column as ``pos_label``. A classwise diagram is
+    one such view per class.
 
     Returns
     -------
@@ -146,14 +146,17 @@ def canonical_views(y_true, y_prob, sample_weight, pos_label, labels, reduction)
     data = check_calibration_inputs(y_true, y_prob, sample_weight, pos_label, labels)
     reduction = resolve_reduction(data, reduction)
     n_classes = len(data.classes)
-    if data.binary:
+    if not data.binary:
+        y_index, matrix = data.y_true, data.y_prob
+    else:
         other = 1 - data.pos_index
         y_index = np.where(data.y_true, data.pos_index, other)
-        matrix = np.empty((data.y_prob.shape[0], 2))
-        matrix[:, data.pos_index] = data.y_prob
-        matrix[:, other] = 1.0 - data.y_prob
-    else:
-        y_index, matrix = data.y_true, data.y_prob
+        if np.ndim(y_prob) == 2 and np.shape(y_prob)[1] == 2:
+            matrix = np.asarray(y_prob, dtype=np.float64)  # the user's two columns
+        else:
+            matrix = np.empty((data.y_prob.shape[0], 2))
+            matrix[:, data.pos_index] = data.y_prob
+            matrix[:, other] = 1.0 - data.y_prob
     weight = None
     if data.sample_weight is not None:
         weight = data.sample_weight * data.weight_scale
@@ -380,12 +383,16 @@ def _relay(display, source):
     )
     qualname = f"{display.__name__}.from_{source}"
 
+    constraints = display.from_predictions.__func__._skcal_parameter_constraints
+
     def relay(cls, *args, **kwargs):
         bound = signature.bind(cls, *args, **kwargs)
         bound.apply_defaults()
         arguments = dict(bound.arguments)
         del arguments["cls"]
         first, X, y = (arguments.pop(p.name) for p in head)
+        # The options first, named after this method, before any prediction.
+        validate_parameter_constraints(constraints, arguments, caller_name=qualname)
         y_true, y_prob, classes, weight, default = predictions(
             first, X, y, arguments["sample_weight"], qualname
         )

@@ -131,12 +131,16 @@ class CalibrationSharpnessDisplay(CalibrationDisplay):
         The diagonal.
     ax_ : matplotlib Axes
         The axes drawn on.
+    axes_ : ndarray of matplotlib Axes
+        The axes drawn on, as an array of one.
     figure_ : matplotlib Figure
         The figure.
 
     See Also
     --------
-    ReliabilityDisplay : Smooth and binned reliability diagrams.
+    SmoothReliabilityDisplay : The smooth reliability diagram.
+    BinnedReliabilityDisplay : The binned reliability diagram.
+    skcal.metrics.calibration_sharpness_curve : The numbers drawn.
     skcal.metrics.kernel_calibration_error : The calibration term and the
         sharpness gap at the predictions.
     skcal.metrics.calibration_decomposition : The exact decomposition of a

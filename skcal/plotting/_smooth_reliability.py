@@ -37,6 +37,12 @@ _FIELDS = {
 }
 
 _DOC = {
+    "ax": """\
+ax : matplotlib Axes or array of Axes, default=None
+    Axes to draw on; a new figure is created when None. Pass the ``ax_``
+    of another Display to draw several models on the same axes (for
+    ``"classwise"``, an array of one axes per class; a single axes is
+    divided into a grid).""",
     "reduction": """\
 reduction : {"auto", "positive", "top_label", "classwise"}, default="auto"
     The binary view drawn. ``"positive"``: the probability of
@@ -236,11 +242,7 @@ class SmoothReliabilityDisplay(CalibrationDisplay):
 
         Parameters
         ----------
-        ax : matplotlib Axes or array of Axes, default=None
-            Axes to draw on; a new figure is created when None. Pass the
-            ``ax_`` of another Display to draw several models on the same
-            axes (for ``"classwise"``, an array of one axes per class; a
-            single axes is divided into a grid).
+        %(ax)s
         %(name_plot)s
         %(ref_line)s
         %(line_kwargs)s

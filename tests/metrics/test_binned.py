@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
+from scipy.stats import norm as normal
 from sklearn.calibration import calibration_curve
 
 from skcal.metrics import (
@@ -546,3 +547,194 @@ def test_float32_rounding_changes_little(data, options):
         rtol=0,
         atol=1e-6,
     )
+
+
+# ---------------------------------------------------------------------------
+# The numbers behind the diagrams (issue 11)
+# ---------------------------------------------------------------------------
+
+
+def _curve_binary(rng, n=600):
+    """Miscalibrated binary predictions: the event rate is p**1.5."""
+    y_prob = rng.beta(2.0, 3.0, size=n)
+    y_true = (rng.uniform(size=n) < y_prob**1.5).astype(int)
+    return y_true, y_prob
+
+
+def _row_groups(*keys):
+    """Sorted distinct rows of the keys; the group of each row; group sizes."""
+    _, inverse, counts = np.unique(
+        np.column_stack(keys), axis=0, return_inverse=True, return_counts=True
+    )
+    return inverse.ravel(), counts
+
+
+# ---------------------------------------------------------------------------
+# reliability_table: per-bin intervals
+# ---------------------------------------------------------------------------
+
+
+def _wilson_reference(successes, n, z):
+    """The Wilson interval as the roots of (r - p)**2 = z**2 p (1 - p) / n."""
+    r = successes / n
+    # (1 + z^2/n) p^2 - (2 r + z^2/n) p + r^2 = 0
+    roots = np.roots([1 + z**2 / n, -(2 * r + z**2 / n), r**2])
+    return np.sort(roots.real)
+
+
+def test_wilson_intervals_solve_their_quadratic():
+    """Check reliability_table's Wilson intervals against their defining quadratic."""
+    cases = [(0, 5), (3, 10), (10, 10), (47, 100), (1, 1)]
+    y_prob, y_true = [], []
+    for index, (successes, n) in enumerate(cases):
+        y_prob += [0.1 + 0.2 * index] * n
+        y_true += [1] * successes + [0] * (n - successes)
+    for level in (0.95, 0.8):
+        table = reliability_table(
+            y_true, y_prob, n_bins=5, interval="wilson", confidence_level=level
+        )
+        z = normal.ppf(0.5 + 0.5 * level)
+        assert_array_equal(table.count, [n for _, n in cases])
+        for index, (successes, n) in enumerate(cases):
+            assert_allclose(
+                [table.interval_low[index], table.interval_high[index]],
+                _wilson_reference(successes, n, z),
+                atol=1e-12,
+            )
+    # Exactly 0 and 1 at the extreme rates.
+    assert table.interval_low[0] == 0.0 and table.interval_high[2] == 1.0
+
+
+def test_wilson_intervals_of_weighted_bins(global_random_seed):
+    """Check Wilson intervals: counts unweighted, Kish's size when weighted."""
+    rng = np.random.RandomState(global_random_seed)
+    y_true, y_prob = _curve_binary(rng)
+    table = reliability_table(y_true, y_prob, n_bins=8, confidence_level=0.9)
+    z = normal.ppf(0.95)
+    nonempty = table.weight > 0
+    for k in np.flatnonzero(nonempty):
+        successes = table.event_rate[k] * table.count[k]
+        assert_allclose(
+            [table.interval_low[k], table.interval_high[k]],
+            _wilson_reference(successes, table.count[k], z),
+            atol=1e-12,
+        )
+    rate = table.event_rate[nonempty]
+    assert np.all(table.interval_low[nonempty] <= rate)
+    assert np.all(rate <= table.interval_high[nonempty])
+    # Equal weights: the effective size is the count, so nothing changes.
+    same = reliability_table(
+        y_true,
+        y_prob,
+        sample_weight=np.full(600, 3.7),
+        n_bins=8,
+        confidence_level=0.9,
+    )
+    assert_allclose(same.interval_low, table.interval_low, atol=1e-12, equal_nan=True)
+    assert_allclose(same.interval_high, table.interval_high, atol=1e-12, equal_nan=True)
+    # Unequal weights: (sum w)**2 / sum w**2 rows per bin.
+    weights = rng.uniform(0.1, 5.0, size=600)
+    weighted = reliability_table(y_true, y_prob, sample_weight=weights, n_bins=8)
+    bins = np.minimum(np.ceil(y_prob * 8).astype(int) - 1, 7).clip(0)
+    total = np.bincount(bins, weights=weights, minlength=8)
+    squares = np.bincount(bins, weights=weights**2, minlength=8)
+    z = normal.ppf(0.975)
+    for k in np.flatnonzero(total > 0):
+        n_eff = total[k] ** 2 / squares[k]
+        successes = weighted.event_rate[k] * n_eff
+        assert_allclose(
+            [weighted.interval_low[k], weighted.interval_high[k]],
+            _wilson_reference(successes, n_eff, z),
+            atol=1e-12,
+        )
+
+
+def test_bootstrap_intervals_are_percentiles_of_resampled_rates(global_random_seed):
+    """Check that bootstrap intervals are percentiles of rates of resampled rows.
+
+    A resample of the rows is drawn as multinomial counts of the groups of
+    rows that share a bin and an outcome (in that order), as the Notes of
+    ``reliability_table`` describe: replaying the draws gives each bin's
+    event rate in every resample.
+    """
+    rng = np.random.RandomState(global_random_seed)
+    y_true, y_prob = _curve_binary(rng, n=3000)
+    n_bootstrap, level = 40, 0.8
+    table = reliability_table(
+        y_true,
+        y_prob,
+        n_bins=5,
+        interval="bootstrap",
+        n_bootstrap=n_bootstrap,
+        confidence_level=level,
+        random_state=global_random_seed,
+    )
+    bins = np.searchsorted(table.bin_upper, y_prob, side="left")
+    group, sizes = _row_groups(bins, y_true)
+    group_bin = np.zeros(sizes.shape[0], dtype=int)
+    group_bin[group] = bins
+    group_event = np.zeros(sizes.shape[0])
+    group_event[group] = y_true
+    replay = np.random.RandomState(global_random_seed)
+    rates = []
+    for _ in range(n_bootstrap):
+        counts = replay.multinomial(3000, sizes / 3000)
+        totals = np.bincount(group_bin, weights=counts, minlength=5)
+        events = np.bincount(group_bin, weights=counts * group_event, minlength=5)
+        rates.append(events / totals)
+    tail = 50.0 * (1.0 - level)
+    low, high = np.percentile(np.array(rates), [tail, 100.0 - tail], axis=0)
+    assert_allclose(table.interval_low, low, rtol=1e-12)
+    assert_allclose(table.interval_high, high, rtol=1e-12)
+
+
+def test_bootstrap_intervals_of_large_bins_are_close_to_wilson(global_random_seed):
+    """Check that bootstrap intervals of large bins are close to Wilson's."""
+    rng = np.random.RandomState(global_random_seed)
+    y_true, y_prob = _curve_binary(rng, n=3000)
+    boot = reliability_table(
+        y_true,
+        y_prob,
+        n_bins=5,
+        interval="bootstrap",
+        n_bootstrap=300,
+        random_state=0,
+    )
+    wilson = reliability_table(y_true, y_prob, n_bins=5)
+    large = boot.count >= 200
+    assert large.sum() >= 3
+    width_boot = (boot.interval_high - boot.interval_low)[large]
+    width_wilson = (wilson.interval_high - wilson.interval_low)[large]
+    assert_allclose(width_boot, width_wilson, rtol=0.25)
+    rate = boot.event_rate[large]
+    assert np.all(boot.interval_low[large] <= rate)
+    assert np.all(rate <= boot.interval_high[large])
+
+
+@pytest.mark.parametrize("interval", ["wilson", "bootstrap", None])
+def test_empty_bins_have_no_interval(global_random_seed, interval):
+    """Check that empty bins are NaN in the table and intervals, not 0."""
+    rng = np.random.RandomState(global_random_seed)
+    y_prob = rng.uniform(0.0, 0.38, size=300)
+    y_prob[:50] = rng.uniform(0.82, 1.0, size=50)
+    y_true = (rng.uniform(size=300) < y_prob).astype(int)
+    table = reliability_table(
+        y_true,
+        y_prob,
+        n_bins=10,
+        interval=interval,
+        n_bootstrap=30,
+        random_state=0,
+    )
+    empty = table.weight == 0
+    assert_array_equal(np.flatnonzero(empty), [4, 5, 6, 7])
+    assert_array_equal(table.count[empty], 0)
+    assert np.isnan(table.event_rate[empty]).all()
+    assert np.isnan(table.mean_predicted[empty]).all()
+    if interval is None:
+        assert "interval_low" not in table and "interval_high" not in table
+        return
+    assert np.isnan(table.interval_low[empty]).all()
+    assert np.isnan(table.interval_high[empty]).all()
+    assert np.isfinite(table.interval_low[~empty]).all()
+    assert np.isfinite(table.interval_high[~empty]).all()

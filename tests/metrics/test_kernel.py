@@ -8,12 +8,16 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from numpy.testing import assert_allclose
-from scipy.special import logsumexp
+from numpy.testing import assert_allclose, assert_array_equal
+from scipy.special import logsumexp, rel_entr
 
 from skcal._param_validation import InvalidParameterError
 from skcal._utils._kernel_sums import KERNEL_MASS, kernel_sums
-from skcal.metrics import calibration_decomposition, kernel_calibration_error
+from skcal.metrics import (
+    calibration_decomposition,
+    calibration_sharpness_curve,
+    kernel_calibration_error,
+)
 from tests.metrics._reference import ref_views
 
 KERNELS = ["gaussian", "epanechnikov"]
@@ -515,3 +519,151 @@ def test_real_data_top_label_matches_reference(
     got = kernel_calibration_error(y, P, kernel=kernel, labels=np.arange(P.shape[1]))
     expected = ref_estimate(correct, confidence, None, "brier", kernel, 0.05)
     assert_allclose(got, expected["calibration_error"], rtol=1e-10)
+
+
+# ---------------------------------------------------------------------------
+# The numbers behind the diagrams (issue 11)
+# ---------------------------------------------------------------------------
+
+
+# ---------------------------------------------------------------------------
+# calibration_sharpness_curve
+# ---------------------------------------------------------------------------
+
+
+def _kernel_reference(y_true, y_prob, weights, grid, loss, kernel, bandwidth):
+    """Dense O(n * grid) kernel estimates of the top-label (or binary) view."""
+    if y_prob.ndim == 1:  # binary, positive class 1
+        p, y = y_prob, (y_true == 1).astype(float)
+        full = np.column_stack([1 - y_prob, y_prob])
+        index = (y_true == 1).astype(int)
+    else:
+        p = y_prob.max(axis=1)
+        y = (y_prob.argmax(axis=1) == y_true).astype(float)
+        full, index = y_prob, y_true
+    onehot = np.eye(full.shape[1])[index]
+    if loss == "brier":
+        score = ((full - onehot) ** 2).sum(axis=1)
+    else:
+        score = -np.log(full[np.arange(len(index)), index])
+    w = np.ones_like(p) if weights is None else weights
+    u = (grid[:, None] - p[None, :]) / bandwidth
+    K = np.exp(-0.5 * u**2) if kernel == "gaussian" else np.clip(1 - u**2, 0, None)
+    total = K @ w
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rate = (K @ (w * y)) / total
+        # No non-event in the window: exactly 1 (the sums may round).
+        rate[(K @ (w * (1 - y)) == 0) & (total > 0)] = 1.0
+        expected = (K @ (w * score)) / total
+        if loss == "brier":
+            pointwise = (grid - rate) ** 2
+        else:
+            pointwise = rel_entr(rate, grid) + rel_entr(1 - rate, 1 - grid)
+    density = total / (w.sum() * bandwidth * KERNEL_MASS[kernel])
+    return rate, density, expected, pointwise, total
+
+
+@pytest.mark.parametrize("kernel", ["gaussian", "epanechnikov"])
+@pytest.mark.parametrize("loss", ["brier", "log"])
+@pytest.mark.parametrize("problem", ["multiclass", "weighted-binary"])
+def test_sharpness_curve_is_the_kernel_regression(
+    global_random_seed, kernel, loss, problem
+):
+    """Check the grid arrays of calibration_sharpness_curve against dense sums."""
+    rng = np.random.RandomState(global_random_seed)
+    weights = None
+    if problem == "multiclass":
+        y_prob = rng.dirichlet(np.full(4, 0.6), size=400)
+        y_true = np.array([rng.choice(4, p=r**2 / (r**2).sum()) for r in y_prob])
+    else:
+        y_prob = rng.uniform(0.02, 0.98, size=400)
+        y_true = (rng.uniform(size=400) < y_prob**1.3).astype(int)
+        weights = rng.uniform(0.1, 3.0, size=400)
+    curve = calibration_sharpness_curve(
+        y_true,
+        y_prob,
+        sample_weight=weights,
+        loss=loss,
+        kernel=kernel,
+        bandwidth=0.08,
+        n_points=101,
+    )
+    rate, density, expected, pointwise, total = _kernel_reference(
+        y_true, y_prob, weights, curve.grid, loss, kernel, 0.08
+    )
+    gap = expected - pointwise
+    assert_array_equal(curve.grid, np.linspace(0, 1, 101))
+    defined = np.isfinite(curve.calibration)
+    # Undefined only where the kernel weight is negligible.
+    assert np.all(total[~defined] <= 1e-3 * total.max())
+    assert defined.sum() > 40
+    close = dict(rtol=1e-7, atol=1e-9)
+    assert_allclose(curve.calibration[defined], rate[defined], rtol=1e-9, atol=1e-12)
+    assert_allclose(curve.density, density, rtol=1e-9, atol=1e-12)
+    assert_allclose(curve.expected_loss[defined], expected[defined], **close)
+    assert_allclose(
+        curve.pointwise_calibration_error[defined], pointwise[defined], **close
+    )
+    assert_allclose(curve.sharpness_gap[defined], gap[defined], **close)
+    for key in ("expected_loss", "pointwise_calibration_error", "sharpness_gap"):
+        assert np.isnan(curve[key][~defined]).all(), key
+    length = density * gap
+    assert_allclose(curve.band_high[defined], (rate + length / 2)[defined], **close)
+    assert_allclose(
+        curve.band_low[defined], np.maximum(rate - length / 2, 0)[defined], **close
+    )
+    result = kernel_calibration_error(
+        y_true,
+        y_prob,
+        sample_weight=weights,
+        loss=loss,
+        kernel=kernel,
+        bandwidth=0.08,
+        return_sharpness=True,
+    )
+    assert curve.calibration_error == result.calibration_error
+    assert curve.total_loss == result.total_loss
+    assert curve.constant_prediction is None
+
+
+def test_sharpness_curve_at_the_predictions_is_the_metric(global_random_seed):
+    """Check that at grid predictions, the arrays are the metric's pointwise ones."""
+    rng = np.random.RandomState(global_random_seed)
+    grid = np.linspace(0, 1, 21)
+    y_prob = grid[rng.randint(3, 18, size=300)]
+    y_true = (rng.uniform(size=300) < y_prob**2).astype(int)
+    curve = calibration_sharpness_curve(y_true, y_prob, n_points=21, bandwidth=0.1)
+    result = kernel_calibration_error(
+        y_true, y_prob, bandwidth=0.1, return_sharpness=True
+    )
+    index = np.rint(y_prob * 20).astype(int)
+    assert_allclose(curve.calibration[index], result.event_rate, rtol=1e-12)
+    assert_allclose(curve.density[index], result.density, rtol=1e-12)
+    assert_allclose(curve.expected_loss[index], result.expected_loss, rtol=1e-12)
+    assert_allclose(
+        curve.pointwise_calibration_error[index],
+        result.pointwise_calibration_error,
+        rtol=1e-10,
+        atol=1e-15,
+    )
+    assert_allclose(
+        curve.sharpness_gap[index], result.pointwise_sharpness_gap, rtol=1e-10
+    )
+
+
+@pytest.mark.parametrize("noise", [0.0, 1e-9])
+def test_sharpness_curve_of_a_constant_prediction(noise):
+    """Check the constant prediction: its value, and a curve only near it."""
+    rng = np.random.RandomState(0)
+    y_true = rng.randint(0, 2, size=200)
+    y_prob = 0.3 + noise * rng.uniform(size=200)
+    curve = calibration_sharpness_curve(y_true, y_prob)
+    assert_allclose(curve.constant_prediction, np.mean(y_prob), atol=1e-12)
+    defined = np.isfinite(curve.calibration)
+    # Within 3.72 bandwidths: where the kernel weight is 1e-3 of its peak.
+    reach = 0.05 * math.sqrt(2 * math.log(1e3))
+    assert_array_equal(defined, np.abs(curve.grid - 0.3) < reach)
+    assert_allclose(curve.calibration[defined], y_true.mean(), atol=1e-4)
+    # Spread beyond 1e-6: no constant prediction.
+    spread = calibration_sharpness_curve(y_true, y_prob + 1e-5 * np.arange(200) / 200)
+    assert spread.constant_prediction is None

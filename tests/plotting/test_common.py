@@ -201,34 +201,19 @@ INVALID_PLOT = {
 }
 
 
-# from_cv_results checks the weights as data while pooling the folds, before
-# its options are validated (reported).
-KNOWN_INVALID_FAILURES = {("from_cv_results", "sample_weight")}
-
-
 def _invalid_cases(table, methods):
-    cases = []
-    for name, Display in DISPLAYS:
-        for parameter, value in table["common"] + table.get(name, []):
-            for method in methods:
-                marks = ()
-                if (method, parameter) in KNOWN_INVALID_FAILURES:
-                    marks = pytest.mark.xfail(
-                        raises=TypeError,
-                        strict=True,
-                        reason=f"{method} checks {parameter} as data first",
-                    )
-                cases.append(
-                    pytest.param(
-                        Display,
-                        method,
-                        parameter,
-                        value,
-                        marks=marks,
-                        id=f"{name}-{method}-{parameter}-{value!r}",
-                    )
-                )
-    return cases
+    return [
+        pytest.param(
+            Display,
+            method,
+            parameter,
+            value,
+            id=f"{name}-{method}-{parameter}-{value!r}",
+        )
+        for name, Display in DISPLAYS
+        for parameter, value in table["common"] + table.get(name, [])
+        for method in methods
+    ]
 
 
 # ---------------------------------------------------------------------------
@@ -595,20 +580,7 @@ def test_method_docstrings_list_exactly_their_parameters(Display, options, metho
 # The artists that plot stores (the attributes ending in "_").
 @pytest.mark.parametrize(
     "Display, options",
-    [
-        pytest.param(
-            *p.values,
-            id=p.id,
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="CalibrationSharpnessDisplay sets axes_ in plot but its "
-                "Attributes section does not list it (reported)",
-            ),
-        )
-        if p.id == "CalibrationSharpnessDisplay"
-        else p
-        for p in DISPLAY_PARAMS
-    ],
+    [p for p in DISPLAY_PARAMS],
 )
 def test_class_docstring_lists_parameters_and_attributes(pyplot, Display, options):
     """Check that the class docstring lists the constructor's parameters and artists."""
@@ -787,7 +759,7 @@ def test_invalid_parameters(pyplot, fitted, Display, method, parameter, value):
         "from_estimator": lambda **kw: Display.from_estimator(clf, X, y, **kw),
         "from_cv_results": lambda **kw: Display.from_cv_results(results, X, y, **kw),
     }[method]
-    match = f"The '{parameter}' parameter of {Display.__name__}\\.from_"
+    match = f"The '{parameter}' parameter of {Display.__name__}\\.{method} "
     with pytest.raises(InvalidParameterError, match=match):
         call(**{parameter: value})
 
