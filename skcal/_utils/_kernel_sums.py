@@ -204,14 +204,12 @@ class GaussianSums:
         """The sums at ``query``, of shape ``(*query.shape, n_targets)``."""
         query = np.asarray(query, dtype=np.float64)
         flat = query.ravel()
+        evaluate = self._direct if self.direct else self._from_grid
+        if np.all(flat[1:] >= flat[:-1]):
+            return evaluate(flat).reshape(*query.shape, self.n_targets)
         order = np.argsort(flat)
-        sorted_query = flat[order]
-        if self.direct:
-            sums = self._direct(sorted_query)
-        else:
-            sums = self._from_grid(sorted_query)
-        out = np.empty_like(sums)
-        out[order] = sums
+        out = np.empty((flat.shape[0], self.n_targets))
+        out[order] = evaluate(flat[order])
         return out.reshape(*query.shape, self.n_targets)
 
     # -- direct sums ---------------------------------------------------------
@@ -260,20 +258,35 @@ class GaussianSums:
         The points need not be sorted.
         """
         box, delta = self._locate(points)
-        counts = np.bincount(box, minlength=self.n_boxes)
-        self.occupied = np.flatnonzero(counts)
-        compact = np.zeros(self.n_boxes, dtype=np.intp)
-        compact[self.occupied] = np.arange(self.occupied.shape[0])
-        box = compact[box]
-        del counts, compact
+        if np.all(box[1:] >= box[:-1]):
+            # Sorted points: each box is a run, summed in order.
+            starts = np.flatnonzero(np.r_[True, box[1:] != box[:-1]])
+            self.occupied = box[starts]
+
+            def box_sums(v):
+                return np.add.reduceat(v, starts)
+        else:
+            counts = np.bincount(box, minlength=self.n_boxes)
+            self.occupied = np.flatnonzero(counts)
+            compact = np.zeros(self.n_boxes, dtype=np.intp)
+            compact[self.occupied] = np.arange(self.occupied.shape[0])
+            box = compact[box]
+            del counts, compact
+
+            def box_sums(v):
+                return np.bincount(box, weights=v, minlength=self.occupied.shape[0])
+
         self.moments = np.empty((_ORDER, self.n_targets, self.occupied.shape[0]))
-        term = np.ones(box.shape[0])
+        columns = np.ascontiguousarray(values.T)
+        np.negative(delta, out=delta)
+        term, product = np.ones(delta.shape[0]), np.empty(delta.shape[0])
         for b in range(_ORDER):
             if b:
-                term *= -delta / b
+                term *= delta
+                term /= b
             for t in range(self.n_targets):
-                self.moments[b, t] = np.bincount(
-                    box, weights=values[:, t] * term, minlength=self.occupied.shape[0]
+                self.moments[b, t] = box_sums(
+                    np.multiply(columns[t], term, out=product)
                 )
         self.reach = min(self.n_boxes - 1, math.ceil(_UNDERFLOW / _BOX))
         self.segment = min(_SEGMENT, self.n_boxes)
@@ -327,12 +340,16 @@ class GaussianSums:
         for lo, hi in itertools.pairwise(bounds):
             index = int(segment[lo])
             coefficients = self._coefficients(index)
-            local = box[lo:hi] - index * self.segment
+            # The queries are sorted: repeating each box's coefficients by its
+            # number of queries lines them up with the queries.
+            per_box = np.bincount(
+                box[lo:hi] - index * self.segment, minlength=coefficients.shape[2]
+            )
             x = eps[lo:hi]
             result = np.zeros((self.n_targets, hi - lo))
             for a in range(_ORDER - 1, -1, -1):
                 # sum_a eps**a / a! T_a = T_0 + eps (T_1 + eps / 2 (T_2 + ...)).
                 result *= x / (a + 1)
-                result += coefficients[a][:, local]
+                result += np.repeat(coefficients[a], per_box, axis=1)
             out[rows[lo:hi]] = result.T
         return out
