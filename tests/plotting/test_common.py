@@ -469,18 +469,20 @@ def test_classwise_draws_one_view_per_class(
         assert line.axes is ax
 
 
-@pytest.mark.parametrize("Display, options", DISPLAY_PARAMS)
+@pytest.mark.parametrize(
+    "Display, options",
+    [p for p in DISPLAY_PARAMS if p.values[0] is not CalibrationSharpnessDisplay],
+)
 def test_binary_classwise_follows_column_order(pyplot, Display, options):
-    """Check that a binary classwise diagram follows the columns of y_prob."""
+    """Check that a binary classwise diagram follows the columns of y_prob.
+
+    The calibration-sharpness diagram has no classwise view (checked in
+    test_classwise_draws_one_view_per_class).
+    """
     rng = np.random.RandomState(0)
     y_prob = rng.beta(2.0, 3.0, size=300)
     y_true = (rng.uniform(size=300) < y_prob).astype(int)
-    try:
-        display = Display.from_predictions(
-            y_true, y_prob, reduction="classwise", **options
-        )
-    except InvalidParameterError:
-        pytest.skip(f"{Display.__name__} has no classwise reduction")
+    display = Display.from_predictions(y_true, y_prob, reduction="classwise", **options)
     assert_array_equal(display.classes, [0, 1])
     # A 1-D y_prob is the probability of pos_label: each view of the public
     # function gets both columns.
