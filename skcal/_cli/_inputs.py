@@ -253,13 +253,19 @@ def _two_columns(positive):
 
 
 def _binary(data, what):
-    """The problem of a validated binary ``CalibrationData``."""
+    """The problem of a validated binary ``CalibrationData``.
+
+    The matrix is ``[1 - p, p]``, so the classes are put in that order: the
+    positive one (``classes[pos_index]``, which may be the first column of
+    the file) second.
+    """
     events = np.asarray(data.y_true).view(np.uint8)
     rate, mean = events.mean(), data.y_prob.mean()
+    classes = data.classes[[1 - data.pos_index, data.pos_index]]
     return Problem(
         events,
         _two_columns(data.y_prob),
-        data.classes,
+        classes,
         f"{what}; event rate {rate:.4f}, mean probability {mean:.4f}",
     )
 
@@ -398,6 +404,6 @@ def build_problem(request, columns, *, printed, pos_label=None, labels=None):
         return _multiclass(data)
     names = _column_names(request, columns)
     column = names[data.pos_index] if len(names) > 1 else names[0]
-    positive = data.classes.tolist()[1]
+    positive = data.classes.tolist()[data.pos_index]
     what = f"binary; {column!r} is the probability of {request.y_true} == {positive!r}"
     return _binary(data, what)

@@ -293,3 +293,43 @@ def test_report_round_trips(capsys, tmp_path, global_random_seed, n_classes, kin
         assert_allclose(
             printed("\n".join(lines), "brier_score_loss"), expected, atol=5.01e-5
         )
+
+
+def test_report_positive_class_in_the_first_column(
+    capsys, tmp_path, global_random_seed, monkeypatch
+):
+    """Check --pos-label naming the first of two columns (issue 11 review).
+
+    The report described the event rate of the other class and drew its
+    curve under the positive class's name.
+    """
+    import skcal._cli._report as report_module
+
+    rng = np.random.RandomState(global_random_seed)
+    y, p = random_binary(rng)
+    words = np.where(y == 1, "sick", "well")
+    rows = [
+        [w, repr(float(1.0 - v)), repr(float(v))] for w, v in zip(words, p, strict=True)
+    ]
+    path = write_rows(tmp_path / "two.csv", ["y", "well", "sick"], rows)
+    drawn = {}
+
+    def record(panels, prefix, **options):
+        drawn.update(panels)
+        return []
+
+    monkeypatch.setattr(report_module, "write_diagrams", record)
+    common = ["report", path, "--y-true", "y", "--y-prob", "well", "sick"]
+    status, out, err = run(
+        capsys, *common, "--pos-label", "well", "--n-bootstrap", "0", "--out", tmp_path
+    )
+    assert status == 0, err
+    assert "'well' is the probability of y == 'well'" in out
+    assert f"event rate {np.mean(words == 'well'):.4f}" in out
+    for name in REPORT_MEASURES:
+        expected = expected_binary(name, (words == "well").astype(int), 1.0 - p)
+        assert_allclose(printed(out, name), expected, atol=5.01e-5)
+    ((y_true, y_prob, classes, _),) = drawn.values()
+    assert classes.tolist() == ["sick", "well"]
+    assert np.array_equal(y_true, words)
+    assert_allclose(y_prob[:, 1], 1.0 - p, rtol=1e-12)
