@@ -29,7 +29,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from skcal._utils._scaling import normalized_weights
+from skcal._utils._scaling import normalized_weights, power_of_two_scale
 
 __all__ = [
     "DATA_CONSTRAINTS",
@@ -76,8 +76,8 @@ class CalibrationData(NamedTuple):
         float64; the probability of the positive class when ``binary``, else
         the matrix whose columns follow ``classes``.
     sample_weight : ndarray of shape (n_samples,) or None
-        float64 non-negative weights divided by the largest one (which is
-        then 1), or None.
+        float64 non-negative weights divided by a power of two, so that the
+        largest is in [1, 2) (an exact division), or None.
     classes : ndarray
         The labels in column order; for a 1-D ``y_prob``,
         ``[negative, positive]``.
@@ -87,8 +87,9 @@ class CalibrationData(NamedTuple):
         The column of ``pos_label`` in ``classes``; None for a multiclass
         problem when ``pos_label`` was not given.
     weight_scale : float
-        The largest of the user's weights (1 when unweighted):
-        ``sample_weight * weight_scale`` are the weights as given.
+        The power of two the user's weights were divided by (1 when
+        unweighted): ``sample_weight * weight_scale`` are the weights as
+        given.
     """
 
     y_true: np.ndarray
@@ -227,18 +228,14 @@ def check_sample_weight(sample_weight, n_samples):
     if lo < 0:
         n_negative = int(np.count_nonzero(w < 0))
         raise ValueError(f"sample_weight contains {n_negative} negative value(s).")
-    with np.errstate(over="ignore"):
-        total = w.sum()
-    if not total > 0:
+    if not w.max() > 0:
         raise ValueError(
             f"sample_weight: all {n_samples} weights are zero; at least one must be "
             "positive."
         )
-    if not np.isfinite(total):
-        raise ValueError(
-            f"sample_weight sums to infinity over {n_samples} samples; divide the "
-            "weights by a constant (only their ratios matter)."
-        )
+    # Any finite weights are accepted, even if their sum is not finite: only
+    # their ratios matter, and they are scaled (normalized_weights) before
+    # anything adds them up.
     return w
 
 
@@ -503,7 +500,7 @@ def check_calibration_inputs(
     # Only ratios of weights matter to a measure: scaled once, here, they
     # neither under- nor overflow in any measure's arithmetic.
     w = normalized_weights(raw)
-    scale = 1.0 if raw is None else float(raw.max())
+    scale = 1.0 if raw is None else power_of_two_scale(raw)
     lab = None if labels is None else _check_labels(labels)
     seen = _unique_labels(y)
     if lab is None and p.ndim == 2 and hasattr(y_prob, "columns"):

@@ -700,10 +700,10 @@ def test_calibration_data_binary_int_labels():
     assert data.y_prob.dtype == np.float64
     assert_array_equal(data.y_prob, P.astype(np.float32))
     assert data.sample_weight.dtype == np.float64
-    # The contract scales the largest weight to 1 and keeps the scale.
-    assert data.sample_weight.max() == 1.0
-    assert data.weight_scale == 3.0
-    assert_allclose(data.sample_weight * data.weight_scale, w, rtol=1e-15)
+    # The contract divides the weights by a power of two (exactly), so that
+    # the largest is in [1, 2), and keeps the scale.
+    assert data.weight_scale == 2.0
+    assert_array_equal(data.sample_weight, w / 2.0)
     for array in (data.y_true, data.y_prob, data.sample_weight):
         assert not array.flags.writeable
 

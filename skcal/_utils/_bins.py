@@ -181,14 +181,15 @@ class BinSums(NamedTuple):
     sum_p : weighted sum of predictions.
     sum_y : weighted sum of outcomes.
     count : number of rows with positive weight, or None if not asked for.
-    sum_w2 : sum of squared weights, or None if not asked for.
+    n_effective : Kish's effective size ``(sum w)**2 / sum w**2`` (the count
+        when unweighted; 0 for an empty bin), or None if not asked for.
     """
 
     weight: np.ndarray
     sum_p: np.ndarray
     sum_y: np.ndarray
     count: np.ndarray | None
-    sum_w2: np.ndarray | None
+    n_effective: np.ndarray | None
 
 
 def bin_sums(binning, y, p, sample_weight=None, *, moments=False):
@@ -205,7 +206,8 @@ def bin_sums(binning, y, p, sample_weight=None, *, moments=False):
     sample_weight : ndarray of shape (n_samples,) or None
         Non-negative weights.
     moments : bool, default=False
-        Also return ``count`` and ``sum_w2`` (needed by debiased estimators).
+        Also return ``count`` and ``n_effective`` (for debiased estimators
+        and intervals).
 
     Returns
     -------
@@ -216,7 +218,7 @@ def bin_sums(binning, y, p, sample_weight=None, *, moments=False):
     # row goes to code 2 * slot + y, so that one bincount gives both the
     # weight of a bin and the weight of its events.
     size = 2 * (binning.n_bins + 1)
-    acc = np.zeros((4 if moments else 2, size))
+    acc = np.zeros((2, size))
     # Blocks keep temporaries in cache; with many bins they grow, so that the
     # O(n_bins) work per block stays O(n) in total.
     block = min(max(_BLOCK, 4 * size), n)
@@ -237,15 +239,36 @@ def bin_sums(binning, y, p, sample_weight=None, *, moments=False):
             wc = sample_weight[start:stop]
             acc[0] += np.bincount(slots, weights=wc, minlength=size)
             acc[1] += np.bincount(slots, weights=pc * wc, minlength=size)
-            if moments:
-                acc[2] += np.bincount(slots, weights=wc > 0, minlength=size)
-                acc[3] += np.bincount(slots, weights=wc * wc, minlength=size)
-    if moments and sample_weight is None:
-        acc[2] = acc[3] = acc[0]
     events = acc[0, 1::2].copy()
     totals = acc[:, 0::2] + acc[:, 1::2]
     totals[:, 1] += totals[:, 0]
     events[1] += events[0]
     totals, events = totals[:, 1:], events[1:]
-    count, sum_w2 = (totals[2], totals[3]) if moments else (None, None)
-    return BinSums(totals[0], totals[1], events, count, sum_w2)
+    count = n_effective = None
+    if moments:
+        count, n_effective = _bin_sizes(binning, p, sample_weight, totals[0])
+    return BinSums(totals[0], totals[1], events, count, n_effective)
+
+
+def _bin_sizes(binning, p, sample_weight, weight):
+    """Rows of positive weight and Kish's effective size of each bin.
+
+    The weights of a bin are divided by the bin's largest before they are
+    squared, so that the effective size of bins of tiny (or huge) weights
+    neither underflows nor overflows: only their ratios within the bin
+    matter.
+    """
+    if sample_weight is None:
+        return weight.copy(), weight.copy()
+    bins = binning.assign(p)
+    count = np.bincount(bins, weights=sample_weight > 0, minlength=binning.n_bins)
+    peak = np.zeros(binning.n_bins)
+    np.maximum.at(peak, bins, sample_weight)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        scaled = sample_weight / peak[bins]
+    scaled[sample_weight == 0] = 0.0
+    linear = np.bincount(bins, weights=scaled, minlength=binning.n_bins)
+    squares = np.bincount(bins, weights=scaled * scaled, minlength=binning.n_bins)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        n_effective = np.where(peak > 0, linear**2 / squares, 0.0)
+    return count, n_effective

@@ -15,12 +15,13 @@ import numpy as np
 
 
 def normalized_weights(sample_weight):
-    """Weights divided by the largest one, so that it is 1.
+    """Weights divided by a power of two so that the largest is in [1, 2).
 
     The measures depend on ratios of weights only. Products and squares of
     raw weights under- or overflow at extreme scales (weights near 1e-154
-    or 1e154 square to 0 or infinity); divided by their maximum they stay
-    within [0, 1], whatever the scale.
+    or 1e154 square to 0 or infinity), and their sum may exceed the largest
+    float; scaled, they stay within [0, 2) whatever the scale. The division
+    by a power of two is exact, so every weighted mean is what it was.
 
     Parameters
     ----------
@@ -30,14 +31,14 @@ def normalized_weights(sample_weight):
     Returns
     -------
     sample_weight : ndarray of shape (n_samples,) or None
-        The same array when its maximum is already 1 (or None).
+        The same array when its scale is already 1 (or None).
     """
     if sample_weight is None:
         return None
-    largest = sample_weight.max()
-    if largest == 1.0:
+    scale = power_of_two_scale(sample_weight)
+    if scale == 1.0:
         return sample_weight
-    return sample_weight / largest
+    return sample_weight / scale
 
 
 def effective_size(sample_weight, n_samples):

@@ -10,6 +10,7 @@ import numpy as np
 from skcal._docstrings import fill_doc
 from skcal._param_validation import Interval, StrOptions
 from skcal._utils._bins import Binning, bin_sums, make_binning
+from skcal._utils._scaling import normalized_weights, power_of_two_scale
 from skcal.calibration._base import BinaryMapRecalibrator
 
 
@@ -30,13 +31,16 @@ def fit_bins(p, y, sample_weight, n_bins, strategy):
     The bins are those of :func:`skcal.metrics.reliability_table` for the same
     ``n_bins`` and ``strategy``: both call the one binning module.
     """
+    scale = 1.0 if sample_weight is None else power_of_two_scale(sample_weight)
+    sample_weight = normalized_weights(sample_weight)
     binning = make_binning(p, sample_weight, n_bins, strategy)
     sums = bin_sums(binning, y, p, sample_weight)
     midpoints = 0.5 * (binning.edges[:-1] + binning.edges[1:])
     values = np.divide(
         sums.sum_y, sums.weight, out=midpoints.copy(), where=sums.weight > 0
     )
-    return _BinnedMap(binning, values, sums.weight)
+    with np.errstate(over="ignore"):
+        return _BinnedMap(binning, values, sums.weight * scale)
 
 
 @fill_doc

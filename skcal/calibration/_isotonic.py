@@ -9,7 +9,7 @@ from sklearn.isotonic import IsotonicRegression
 
 from skcal._docstrings import fill_doc
 from skcal._param_validation import StrOptions
-from skcal._utils._scaling import power_of_two_scale
+from skcal._utils._scaling import normalized_weights, power_of_two_scale
 from skcal.calibration._base import BinaryMapRecalibrator
 
 
@@ -118,7 +118,11 @@ class IsotonicRecalibrator(BinaryMapRecalibrator):
         # power-of-two scale makes that relative, the same at every scale.
         scale = power_of_two_scale(x)
         regression = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip")
-        regression.fit(x / scale, y.astype(np.float64), sample_weight=sample_weight)
+        regression.fit(
+            x / scale,
+            y.astype(np.float64),
+            sample_weight=normalized_weights(sample_weight),
+        )
         return _ScaledIsotonic(regression, scale)
 
     def _apply_map(self, fitted_map, x):

@@ -5,6 +5,7 @@
 import numpy as np
 
 from skcal._docstrings import fill_doc
+from skcal._utils._scaling import normalized_weights
 from skcal.calibration._base import BaseRecalibrator, top_label
 
 
@@ -105,7 +106,9 @@ class MeanReplacementRecalibrator(BaseRecalibrator):
 
     def _fit_scores(self, X, scores, y, sample_weight):
         predicted = self._predicted_columns(X, scores)
-        self.confidence_ = float(np.average(predicted == y, weights=sample_weight))
+        self.confidence_ = float(
+            np.average(predicted == y, weights=normalized_weights(sample_weight))
+        )
 
     def _predict_proba_scores(self, X, scores):
         return self._proba(self._predicted_columns(X, scores))

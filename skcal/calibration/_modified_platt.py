@@ -19,7 +19,7 @@ from skcal._utils._cumulative import (
     cutoff_statistic,
     null_statistics,
 )
-from skcal._utils._scaling import effective_size
+from skcal._utils._scaling import effective_size, normalized_weights
 from skcal._utils._ties import Ties
 from skcal.calibration._platt import PlattRecalibrator, Sigmoid, fit_sigmoid
 
@@ -185,6 +185,8 @@ class ModifiedPlattRecalibrator(PlattRecalibrator):
     def _fit_map(self, x, y, sample_weight):
         sigmoid = fit_sigmoid(x, y, sample_weight)
         p = sigmoid(x)
+        # The checks depend on ratios of weights only.
+        sample_weight = normalized_weights(sample_weight)
         ties = Ties(p, sample_weight)
         error = cutoff_statistic(y, p, sample_weight, ties)
         if self.tolerance == "paper":

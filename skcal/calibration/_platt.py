@@ -37,12 +37,29 @@ class Sigmoid(NamedTuple):
 def platt_targets(y, sample_weight):
     """Platt's smoothed targets: ``(N+ + 1) / (N+ + 2)`` and ``1 / (N- + 2)``.
 
-    ``N+`` and ``N-`` are the (weighted) numbers of positives and negatives.
+    ``N+`` and ``N-`` are the (weighted) numbers of positives and negatives,
+    in the units of the weights, as scikit-learn counts them. They are added
+    up on the weights divided by a power of two, then scaled back, so that they
+    may exceed the largest float (a target is then 1 or 0) without a NaN.
+
+    Returns
+    -------
+    targets : ndarray of shape (n_samples,)
+    prior : float
+        ``log((N+ + 1) / (N- + 1))``, Platt's starting intercept.
     """
-    w = np.ones(y.shape[0]) if sample_weight is None else sample_weight
-    n_pos = float(w[y].sum())
-    n_neg = float(w.sum()) - n_pos
-    return np.where(y, (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0)), n_pos, n_neg
+    scale = 1.0 if sample_weight is None else power_of_two_scale(sample_weight)
+    w = np.ones(y.shape[0]) if sample_weight is None else sample_weight / scale
+    positive = float(w[y].sum())
+    negative = float(w.sum()) - positive
+    with np.errstate(over="ignore"):
+        n_pos, n_neg = positive * scale, negative * scale
+    targets = np.where(y, 1.0 - 1.0 / (n_pos + 2.0), 1.0 / (n_neg + 2.0))
+    # log(N + 1) = logaddexp(log N, 0), finite whatever the scale.
+    with np.errstate(divide="ignore"):
+        log_pos = np.log(positive) + np.log(scale)
+        log_neg = np.log(negative) + np.log(scale)
+    return targets, float(np.logaddexp(log_pos, 0.0) - np.logaddexp(log_neg, 0.0))
 
 
 def _mean_log_loss(f, t, w, total):
@@ -73,7 +90,7 @@ def fit_sigmoid(x, y, sample_weight=None):
     -------
     sigmoid : Sigmoid
     """
-    t, n_pos, n_neg = platt_targets(y, sample_weight)
+    t, prior = platt_targets(y, sample_weight)
     w = (
         np.ones(x.shape[0])
         if sample_weight is None
@@ -93,7 +110,7 @@ def fit_sigmoid(x, y, sample_weight=None):
     mean = float(np.dot(w, x)) / total
     scale = float(np.sqrt(np.dot(w, (x - mean) ** 2) / total))
     z = (x - mean) / scale
-    theta = np.array([0.0, np.log((n_pos + 1.0) / (n_neg + 1.0))])
+    theta = np.array([0.0, prior])
     f = theta[1] + theta[0] * z
     loss = _mean_log_loss(f, t, w, total)
     for _ in range(_MAX_ITER):

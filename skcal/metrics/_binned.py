@@ -58,7 +58,7 @@ def _binned_error_core(y, p, sample_weight, *, n_bins, strategy, norm, debias):
         # Kumar et al. (2019): subtract the variance of the bin's event rate,
         # ybar (1 - ybar) / (n_eff - 1); bins with fewer than two rows give 0.
         count = sums.count[nonempty]
-        n_eff = sums.weight[nonempty] ** 2 / sums.sum_w2[nonempty]
+        n_eff = sums.n_effective[nonempty]
         rate = mean_y[nonempty]
         # A bin whose weight sits on one row (n_eff = 1 to rounding) is a
         # single observation, whatever the count of negligible weights.
@@ -411,7 +411,8 @@ def reliability_table(
 
         - ``bin_lower``, ``bin_upper``: the edges; the bin is
           ``(bin_lower, bin_upper]``, and the first one also holds 0;
-        - ``weight``: total sample weight (the count when unweighted);
+        - ``weight``: total sample weight (the count when unweighted; inf
+          beyond the largest float);
         - ``count``: number of samples with positive weight;
         - ``mean_predicted``: weighted mean prediction (NaN if empty);
         - ``event_rate``: weighted fraction of positives (NaN if empty);
@@ -468,19 +469,19 @@ def reliability_table(
     ((y, p),) = binary_views(data, reduction)
     w = data.sample_weight
     binning, sums, mean_p, mean_y = _bin_gaps(y, p, w, n_bins, strategy, moments=True)
+    with np.errstate(over="ignore"):  # a total beyond the largest float is inf
+        weight = sums.weight * data.weight_scale
     table = Bunch(
         bin_lower=binning.edges[:-1].copy(),
         bin_upper=binning.edges[1:].copy(),
-        weight=sums.weight * data.weight_scale,
+        weight=weight,
         count=sums.count.astype(np.int64),
         mean_predicted=mean_p,
         event_rate=mean_y,
         gap=mean_p - mean_y,
     )
     if interval == "wilson":
-        with np.errstate(invalid="ignore", divide="ignore"):
-            n_effective = np.where(sums.weight > 0, sums.weight**2 / sums.sum_w2, 0.0)
-        low, high = _wilson_interval(mean_y, n_effective, confidence_level)
+        low, high = _wilson_interval(mean_y, sums.n_effective, confidence_level)
         table.update(interval_low=low, interval_high=high)
     elif interval == "bootstrap":
         rng = check_random_state(random_state)

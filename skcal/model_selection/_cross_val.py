@@ -21,6 +21,7 @@ from sklearn.utils.validation import has_fit_parameter
 
 from skcal._param_validation import HasMethods, Interval, validate_params
 from skcal._utils._bootstrap import bootstrap_intervals
+from skcal._utils._scaling import normalized_weights
 from skcal._validation import (
     check_partition,
     check_recalibration_target,
@@ -376,7 +377,10 @@ def cross_val_calibration(
     splits = _partition(cv, X, y)
     y_prob = _out_of_fold_probabilities(estimator, X, y, sample_weight, splits, n_jobs)
 
-    pooled = _Pooled(resolved, y, y_prob, classes, sample_weight)
+    # Every measure depends on ratios of weights only: scaled, they never
+    # overflow in the measures or the bootstrap.
+    scaled = normalized_weights(sample_weight)
+    pooled = _Pooled(resolved, y, y_prob, classes, scaled)
     value = {name: pooled.value(name) for name in resolved}
     per_fold = {
         name: np.array([pooled.value(name, test) for _, test in splits])
@@ -391,7 +395,7 @@ def cross_val_calibration(
             n_bootstrap,
             confidence_level,
             check_random_state(random_state),
-            sample_weight,
+            scaled,
         )
     ci_low = {name: low for name, (low, _) in intervals.items()}
     ci_high = {name: high for name, (_, high) in intervals.items()}

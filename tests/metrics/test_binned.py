@@ -462,10 +462,14 @@ def test_many_bins_match_reference(global_random_seed):
         )
 
 
-def test_infinite_weight_sum_is_rejected():
-    """Check that weights summing to infinity are refused, not turned into 0."""
-    with pytest.raises(ValueError, match="sample_weight sums to infinity"):
-        expected_calibration_error([0, 1], [0.1, 0.9], sample_weight=[1e308, 1e308])
+def test_weights_summing_beyond_the_largest_float():
+    """Check that weights whose sum is not a float give the value of their ratios.
+
+    They were refused (issue 4: an overflowing sum must not be turned into
+    0); since issue 11 weights are scaled before they are added up.
+    """
+    got = expected_calibration_error([0, 1], [0.1, 0.9], sample_weight=[1e308, 1e308])
+    assert got == expected_calibration_error([0, 1], [0.1, 0.9])
 
 
 @pytest.mark.parametrize("scale", [1e-170, 1e-20, 1e20, 1e170])
@@ -738,3 +742,24 @@ def test_empty_bins_have_no_interval(global_random_seed, interval):
     assert np.isnan(table.interval_high[empty]).all()
     assert np.isfinite(table.interval_low[~empty]).all()
     assert np.isfinite(table.interval_high[~empty]).all()
+
+
+def test_tiny_weight_ratios_keep_bins_exact():
+    """Check that bins of weights 1e-300 times the others' are sized exactly.
+
+    Regression test of the review of issue 11: Kish's effective size of a
+    bin, computed as (sum w)**2 / sum w**2 over all weights, underflowed to
+    0/0, so the bin lost its Wilson interval and debiasing warned.
+    """
+    y = [0, 1, 0, 1, 1, 0]
+    p = [0.1, 0.15, 0.5, 0.55, 0.9, 0.95]
+    tiny = np.array([1.0, 1.0, 1e-300, 1e-300, 1.0, 1.0])
+    table = reliability_table(y, p, sample_weight=tiny, n_bins=3)
+    unweighted = reliability_table(y, p, n_bins=3)
+    assert_allclose(table.interval_low, unweighted.interval_low, rtol=1e-12)
+    assert_allclose(table.interval_high, unweighted.interval_high, rtol=1e-12)
+    with np.errstate(all="raise"):
+        debiased = binned_calibration_error(
+            y, p, sample_weight=tiny, n_bins=3, norm="l2", debias=True
+        )
+    assert debiased == binned_calibration_error(y, p, n_bins=3, norm="l2", debias=True)

@@ -373,25 +373,21 @@ SCALED_MEASURES = {**ALL_MEASURES, **_other_measures()}
 
 
 @pytest.mark.parametrize("name", sorted(SCALED_MEASURES))
-@given(data=st.data(), exponent=st.integers(-300, 300))
-def test_weights_matter_by_their_ratios_at_every_scale(name, data, exponent):
-    """Check that weights times 10**k (|k| <= 300) give the value of the weights.
+@given(data=st.data())
+def test_weights_matter_by_their_ratios_at_every_scale(name, data):
+    """Check that weights with the largest at 10**k (-300 <= k <= 307) give the
+    value of the weights divided by their maximum.
 
     Regression test of issue 11: weights of 1e200 made smooth_ece 0.204
-    instead of 0.116 (weighted sums squared before division).
+    instead of 0.116 (weighted sums squared before division), and weights
+    whose sum exceeds the largest float were refused.
     """
     func = SCALED_MEASURES[name]
     y, p = data.draw(binary_data(min_size=2))
-    w = np.array(
-        data.draw(
-            st.lists(
-                st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.0]),
-                min_size=len(y),
-                max_size=len(y),
-            )
-        )
-    )
+    ratios = st.sampled_from([0.0, 1e-6, 0.25, 0.5, 1.0])
+    w = np.array(data.draw(st.lists(ratios, min_size=len(y), max_size=len(y))))
     w[0] = 1.0
+    exponent = data.draw(st.integers(-300, 307))
     expected = func(y, p, sample_weight=w)
     got = func(y, p, sample_weight=w * 10.0**exponent)
     assert_allclose(got, expected, rtol=1e-9, atol=1e-12)
@@ -406,3 +402,18 @@ def test_smooth_ece_of_huge_weights_is_the_unweighted_value():
             smooth_ece(y, p, sigma=sigma),
             rtol=1e-12,
         )
+
+
+@pytest.mark.parametrize("name", sorted(SCALED_MEASURES))
+def test_weights_summing_beyond_the_largest_float(name):
+    """Check that equal weights of 1e308 give the unweighted value (issue 11)."""
+    func = SCALED_MEASURES[name]
+    rng = np.random.RandomState(0)
+    p = rng.uniform(size=40)
+    y = (rng.uniform(size=40) < p).astype(int)
+    assert_allclose(
+        func(y, p, sample_weight=np.full(40, 1e308)),
+        func(y, p),
+        rtol=1e-12,
+        atol=1e-15,
+    )

@@ -6,7 +6,12 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
-from skcal._utils._scaling import drop_zero_weight, effective_size, normalized_weights
+from skcal._utils._scaling import (
+    drop_zero_weight,
+    effective_size,
+    normalized_weights,
+    power_of_two_scale,
+)
 from skcal._utils._ties import Ties
 
 
@@ -94,11 +99,17 @@ def test_ties_sorted_view():
 
 @pytest.mark.parametrize("scale", [1e-300, 1e-154, 1.0, 1e154, 1e300])
 def test_normalized_weights_and_effective_size_at_every_scale(scale):
-    """Check that the largest weight becomes 1 and Kish's size ignores the scale."""
+    """Check the exact power-of-two scaling and Kish's size at every scale."""
     w = np.array([1.0, 2.0, 0.0, 4.0]) * scale
-    assert_allclose(normalized_weights(w), [0.25, 0.5, 0.0, 1.0], rtol=1e-15)
+    normalized = normalized_weights(w)
+    assert 1.0 <= normalized.max() < 2.0
+    factor = power_of_two_scale(w)
+    assert np.frexp(factor)[0] == 0.5  # a power of two
+    assert_array_equal(normalized * factor, w)  # exact
+    assert_allclose(normalized / normalized.max(), [0.25, 0.5, 0.0, 1.0], rtol=1e-15)
     assert_allclose(effective_size(w, 4), 49.0 / 21.0, rtol=1e-14)
     assert normalized_weights(None) is None
     ones = np.ones(3)
     assert normalized_weights(ones) is ones
     assert effective_size(None, 7) == 7.0
+    assert power_of_two_scale(np.zeros(3)) == 1.0
