@@ -783,26 +783,51 @@ def check_recalibration_weights(sample_weight, y_index):
     return w
 
 
-def check_fitted_classifier(estimator, owner):
-    """Reject a classifier that is not fitted, with the three ways out.
+class MissingMethodError(AttributeError, TypeError):
+    """An estimator lacks the method it is used for.
+
+    Both an ``AttributeError`` (as scikit-learn's scorers raise) and a
+    ``TypeError`` (a wrong kind of object).
+    """
+
+
+# What a recalibrator's user can do about a classifier that is not fitted.
+NEVER_REFITTED = (
+    "a recalibrator never fits it. Fit it first; wrap the fitted model in "
+    "sklearn.frozen.FrozenEstimator so that clone (in grid searches) keeps it "
+    "fitted; or use skcal.calibration.RecalibratedClassifierCV, which fits it "
+    "on cross-validation folds."
+)
+
+
+def check_fitted_classifier(estimator, owner, method=None, advice=NEVER_REFITTED):
+    """Reject what is not a fitted classifier, saying what to do.
+
+    The one check of the classifiers that recalibrators wrap, that Displays
+    draw and that scorers score.
 
     Parameters
     ----------
     estimator : object
-        The classifier a recalibrator wraps.
+        The classifier.
     owner : str
-        The name of the recalibrator, for the message.
+        Who uses it, for the messages.
+    method : str, default=None
+        A method it must have, e.g. ``"predict_proba"``.
+    advice : str, default=NEVER_REFITTED
+        What the message of an unfitted classifier says to do.
     """
+    if method is not None and not callable(getattr(estimator, method, None)):
+        raise MissingMethodError(
+            f"{owner} needs a classifier with {method}; "
+            f"{type(estimator).__name__} has none."
+        )
     try:
         check_is_fitted(estimator)
     except NotFittedError as exc:
         raise NotFittedError(
             f"The estimator {type(estimator).__name__} given to {owner} is not "
-            "fitted, and a recalibrator never fits it. Fit it first; wrap the "
-            "fitted model in sklearn.frozen.FrozenEstimator so that clone (in "
-            "grid searches) keeps it fitted; or use "
-            "skcal.calibration.RecalibratedClassifierCV, which fits it on "
-            "cross-validation folds."
+            f"fitted, and {advice}"
         ) from exc
     if getattr(estimator, "classes_", None) is None:
         raise TypeError(
@@ -811,8 +836,8 @@ def check_fitted_classifier(estimator, owner):
         )
 
 
-def check_partition(splits, n_samples, why):
-    """Reject cross-validation folds whose test sets do not partition the rows.
+def check_partition(splits, n_samples, why, *, cover=True):
+    """Reject cross-validation folds whose test sets overlap or miss rows.
 
     Parameters
     ----------
@@ -822,12 +847,22 @@ def check_partition(splits, n_samples, why):
         The number of rows.
     why : str
         What needs the partition, the start of the message.
+    cover : bool, default=True
+        Whether every row must be in a test set; otherwise the test sets
+        need only be disjoint.
     """
     tests = [np.asarray(test) for _, test in splits]
     covered = np.bincount(np.concatenate(tests), minlength=n_samples)
-    n_bad = int(np.count_nonzero(covered != 1))
+    bad = covered > 1
+    if cover:
+        bad |= covered == 0
+    n_bad = int(np.count_nonzero(bad))
     if n_bad:
+        rule = (
+            "partition the samples (each in exactly one test set)"
+            if cover
+            else "be disjoint (no sample in two test sets)"
+        )
         raise ValueError(
-            f"{why}, so the test sets of cv must partition the samples (each in "
-            f"exactly one test set); {n_bad} sample(s) are not."
+            f"{why}, so the test sets of cv must {rule}; {n_bad} sample(s) are not."
         )

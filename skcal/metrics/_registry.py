@@ -17,6 +17,7 @@ from typing import NamedTuple
 import numpy as np
 from sklearn.metrics import brier_score_loss, log_loss
 
+from skcal._validation import check_pos_label
 from skcal.metrics._binned import binned_calibration_error, expected_calibration_error
 from skcal.metrics._cutoff import cutoff_calibration_error
 from skcal.metrics._kernel import kernel_calibration_error
@@ -66,12 +67,15 @@ class Measure(NamedTuple):
     module: str
     takes_positive_column: bool = True
 
-    def evaluate(self, y_true, y_prob, *, classes, sample_weight=None):
+    def evaluate(
+        self, y_true, y_prob, *, classes, sample_weight=None, pos_label=None, **options
+    ):
         """The measure of probabilities whose columns are ``classes``.
 
         The one place where a measure is called on a problem of any number
-        of classes: ``labels`` (and for a binary problem the positive
-        column with ``pos_label``) are passed when the function takes them.
+        of classes, for the scorers, cross-validation and the command line:
+        ``labels`` (and for a binary problem the positive column with
+        ``pos_label``) are passed when the function takes them.
 
         Parameters
         ----------
@@ -80,24 +84,36 @@ class Measure(NamedTuple):
         y_prob : ndarray of shape (n_samples, n_classes)
             Predicted probabilities, one column per class of ``classes``.
         classes : array-like of shape (n_classes,)
-            The class of each column; for two classes the second is positive.
+            The class of each column.
         sample_weight : array-like of shape (n_samples,), default=None
             Sample weights.
+        pos_label : hashable, default=None
+            The positive class of a binary problem; None means the second
+            class.
+        **options : dict
+            Other options of the measure (``labels`` overrides ``classes``).
 
         Returns
         -------
         value : float
         """
         accepted = accepted_keywords(self.function)
-        options = {}
+
+        def takes(name):
+            return accepted is None or name in accepted
+
         if sample_weight is not None:
             options["sample_weight"] = sample_weight
-        if accepted is None or "labels" in accepted:
-            options["labels"] = classes
+        if takes("labels"):
+            options.setdefault("labels", classes)
         if y_prob.shape[1] == 2 and self.takes_positive_column:
-            y_prob = y_prob[:, 1]
-            if accepted is None or "pos_label" in accepted:
-                options["pos_label"] = np.asarray(classes)[1]
+            classes = np.asarray(classes)
+            pos_label = classes[1] if pos_label is None else pos_label
+            y_prob = y_prob[:, check_pos_label(classes, pos_label)]
+            if takes("pos_label"):
+                options["pos_label"] = pos_label
+        elif pos_label is not None:
+            options["pos_label"] = pos_label
         return float(self.function(y_true, y_prob, **options))
 
 

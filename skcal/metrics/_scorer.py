@@ -22,11 +22,8 @@ from sklearn.metrics import get_scorer_names as _sklearn_get_scorer_names
 from sklearn.utils.metadata_routing import MetadataRequest
 
 from skcal._param_validation import validate_parameter_constraints, validate_params
-from skcal._validation import check_pos_label
-from skcal.metrics._registry import MEASURES, accepted_keywords
-
-# Arguments a scorer passes itself at every call, never fixed at construction.
-_CALL_ARGUMENTS = ("y_true", "y_prob", "sample_weight")
+from skcal._validation import check_fitted_classifier
+from skcal.metrics._registry import MEASURES, accepted_keywords, custom_measure
 
 
 class _CalibrationScorer:
@@ -36,6 +33,7 @@ class _CalibrationScorer:
         self._score_func = score_func
         self._sign = sign
         self._kwargs = kwargs
+        self._measure = custom_measure(_name(score_func), score_func)
         # Like scikit-learn's scorers: sample_weight is neither requested nor
         # refused until set_score_request says so.
         self._score_request = {"sample_weight": None}
@@ -67,24 +65,18 @@ class _CalibrationScorer:
         score : float
             The measure times -1 for an error (greater is better).
         """
-        if not hasattr(estimator, "predict_proba"):
-            raise AttributeError(
-                f"{type(estimator).__name__} has no predict_proba: calibration "
-                "scorers need predicted probabilities."
-            )
+        check_fitted_classifier(
+            estimator, "a calibration scorer", "predict_proba", "it must be fitted."
+        )
         proba = np.asarray(estimator.predict_proba(X))
-        classes = np.asarray(estimator.classes_)
-        options = {**self._kwargs, **kwargs}
-        if sample_weight is not None:
-            options["sample_weight"] = sample_weight
-        if proba.ndim == 2 and proba.shape[1] == 2:
-            pos_label = options.pop("pos_label", None)
-            if pos_label is None:
-                pos_label = classes[1]
-            proba = proba[:, check_pos_label(classes, pos_label)]
-            options["pos_label"] = pos_label
-        options.setdefault("labels", classes)
-        return self._sign * float(self._score_func(y_true, proba, **options))
+        value = self._measure.evaluate(
+            y_true,
+            proba,
+            classes=np.asarray(estimator.classes_),
+            sample_weight=sample_weight,
+            **{**self._kwargs, **kwargs},
+        )
+        return self._sign * value
 
     def set_score_request(self, **kwargs):
         """Request metadata, such as ``sample_weight``, for the ``score`` call.
@@ -122,20 +114,39 @@ class _CalibrationScorer:
         return request
 
 
-def _check_scorer_options(score_func, options):
-    """Reject, at construction, options the measure does not take or refuses.
+def _name(function):
+    return getattr(function, "__name__", type(function).__name__)
 
-    A scorer whose options are wrong would otherwise fail in every fold,
-    and scikit-learn's model selection turns those failures into NaN scores.
+
+def _check_scorer_options(score_func, options):
+    """Reject, at construction, what would make the scorer fail in every fold.
+
+    scikit-learn's model selection turns a scorer's failures into NaN
+    scores: a function of skcal that is not a measure (it returns a table or
+    a result, not one number), an option the measure does not take, one
+    that changes what it returns (``return_*``), an argument the scorer
+    passes itself, or a value the measure's constraints refuse.
     """
-    name = getattr(score_func, "__name__", repr(score_func))
-    for argument in _CALL_ARGUMENTS:
+    name = _name(score_func)
+    registered = {m.function for m in MEASURES}
+    if _is_skcal(score_func) and score_func not in registered:
+        measures = ", ".join(m.name for m in MEASURES if m.module == "skcal.metrics")
+        raise TypeError(
+            f"{name} is not a measure of one number, so it cannot be a scorer; "
+            f"the measures of skcal are {measures}."
+        )
+    for argument in ("y_true", "y_prob"):
         if argument in options:
             raise TypeError(
                 f"make_calibration_scorer got {argument}=...: the scorer passes "
-                f"{argument} to {name} at every call (sample weights through "
-                "metadata routing), so it cannot be fixed."
+                "the labels and the predicted probabilities at every call."
             )
+    if "sample_weight" in options:
+        raise TypeError(
+            "make_calibration_scorer got sample_weight=...: weights reach the "
+            "scorer at every call, through metadata routing "
+            "(scorer.set_score_request(sample_weight=True))."
+        )
     accepted = accepted_keywords(score_func)
     unknown = [] if accepted is None else sorted(set(options) - accepted)
     if unknown:
@@ -144,9 +155,21 @@ def _check_scorer_options(score_func, options):
             f"{name} has no parameter {unknown[0]!r}; its options are "
             f"{', '.join(taken)}."
         )
+    returning = sorted(k for k in options if k.startswith("return_") and options[k])
+    if returning:
+        raise TypeError(
+            f"make_calibration_scorer got {returning[0]}=...: a scorer returns "
+            f"one number, and {returning[0]} makes {name} return more."
+        )
     constraints = getattr(score_func, "_skcal_parameter_constraints", None)
     if constraints is not None:
         validate_parameter_constraints(constraints, options, caller_name=name)
+
+
+def _is_skcal(function):
+    """Whether a callable (or the function of a partial) is one of skcal's."""
+    inner = getattr(function, "func", function)
+    return getattr(inner, "__module__", "").startswith("skcal.")
 
 
 @validate_params(
@@ -244,6 +267,11 @@ def get_scorer(scoring):
     """
     if isinstance(scoring, str) and scoring in _SCORERS:
         return copy.deepcopy(_SCORERS[scoring])
+    if isinstance(scoring, str) and scoring not in _sklearn_get_scorer_names():
+        raise ValueError(
+            f"{scoring!r} is not a valid scoring value; skcal.metrics."
+            "get_scorer_names() lists the names of skcal and scikit-learn."
+        )
     return _sklearn_get_scorer(scoring)
 
 

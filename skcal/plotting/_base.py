@@ -18,13 +18,17 @@ import re
 import textwrap
 
 import numpy as np
-from sklearn.utils.validation import check_is_fitted
 
 from skcal._docstrings import fill_doc
 from skcal._param_validation import HasMethods, validate_parameter_constraints
 from skcal._reduction import resolve_reduction
 from skcal._utils._indexing import take_rows
-from skcal._validation import check_calibration_inputs, check_sample_weight
+from skcal._validation import (
+    check_calibration_inputs,
+    check_fitted_classifier,
+    check_partition,
+    check_sample_weight,
+)
 from skcal.plotting._style import merge_style_kwargs
 
 REF_LINE_LABEL = "Perfectly calibrated"
@@ -201,20 +205,10 @@ def estimator_predictions(estimator, X, y, sample_weight, caller):
         order of ``estimator.classes_``, the classes, the weights and the
         estimator's class name.
     """
-    if not callable(getattr(estimator, "predict_proba", None)):
-        raise TypeError(
-            f"{caller} needs a classifier with predict_proba; "
-            f"{type(estimator).__name__} has none."
-        )
-    check_is_fitted(estimator)
-    classes = getattr(estimator, "classes_", None)
-    if classes is None:
-        raise TypeError(
-            f"{caller}: {type(estimator).__name__} has no classes_ attribute; pass "
-            "a fitted classifier."
-        )
+    check_fitted_classifier(estimator, caller, "predict_proba", "it must be fitted.")
     y_prob = np.asarray(estimator.predict_proba(X), dtype=np.float64)
-    return y, y_prob, np.asarray(classes), sample_weight, type(estimator).__name__
+    classes = np.asarray(estimator.classes_)
+    return y, y_prob, classes, sample_weight, type(estimator).__name__
 
 
 def pooled_cv_predictions(cv_results, X, y, sample_weight, caller):
@@ -240,6 +234,12 @@ def pooled_cv_predictions(cv_results, X, y, sample_weight, caller):
         )
     estimators, tests = _folds(cv_results, X, y, caller)
     y_all = np.asarray(y)
+    check_partition(
+        [(None, t) for t in tests],
+        y_all.shape[0],
+        f"{caller} pools the test folds",
+        cover=False,
+    )
     sample_weight = check_sample_weight(sample_weight, y_all.shape[0])
     predictions = [
         estimator_predictions(e, take_rows(X, t), None, None, caller)[1:3]

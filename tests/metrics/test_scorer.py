@@ -534,9 +534,42 @@ def test_make_calibration_scorer_rejects_unknown_options():
     """Check that a misspelt option fails at construction (it scored NaN before)."""
     with pytest.raises(TypeError, match="has no parameter 'nbins'.*n_bins"):
         make_calibration_scorer(expected_calibration_error, nbins=10)
-    for argument in ("y_true", "y_prob", "sample_weight"):
-        with pytest.raises(TypeError, match=f"{argument}=.*passes"):
+    for argument in ("y_true", "y_prob"):
+        with pytest.raises(TypeError, match=f"{argument}=.*at every call"):
             make_calibration_scorer(expected_calibration_error, **{argument: [0]})
+    with pytest.raises(TypeError, match="sample_weight=.*metadata routing"):
+        make_calibration_scorer(expected_calibration_error, sample_weight=[1])
+
+
+def test_make_calibration_scorer_rejects_what_returns_more_than_a_number():
+    """Check options and functions that would make every fold fail (review)."""
+    from skcal.metrics import (
+        calibration_decomposition,
+        reliability_table,
+        smooth_reliability_curve,
+    )
+
+    with pytest.raises(TypeError, match="return_per_class=.*one number"):
+        make_calibration_scorer(
+            expected_calibration_error, reduction="classwise", return_per_class=True
+        )
+    with pytest.raises(TypeError, match="return_sigma=.*one number"):
+        make_calibration_scorer(smooth_ece, return_sigma=True)
+    # False is harmless.
+    assert make_calibration_scorer(smooth_ece, return_sigma=False) is not None
+    for function in (
+        reliability_table,
+        calibration_decomposition,
+        smooth_reliability_curve,
+    ):
+        with pytest.raises(TypeError, match="is not a measure of one number"):
+            make_calibration_scorer(function)
+
+
+def test_get_scorer_unknown_name_lists_both_libraries():
+    """Check that an unknown name points to skcal's list of names."""
+    with pytest.raises(ValueError, match=r"skcal\.metrics\.get_scorer_names"):
+        get_scorer("neg_nonsense")
 
 
 def test_make_calibration_scorer_checks_values_against_constraints():

@@ -1016,3 +1016,22 @@ def test_matplotlib_is_imported_lazily():
             else:
                 continue
             assert not any(n.split(".")[0] == "matplotlib" for n in names), module
+
+
+@pytest.mark.parametrize("Display, options", DISPLAY_PARAMS)
+def test_from_cv_results_refuses_overlapping_test_folds(pyplot, Display, options):
+    """Check that a row in two test folds is refused, not counted twice (review)."""
+    from sklearn.model_selection import ShuffleSplit
+
+    rng = np.random.RandomState(0)
+    X, y = _data(rng, n=120)
+    results = cross_validate(
+        LogisticRegression(),
+        X,
+        y,
+        cv=ShuffleSplit(3, test_size=0.5, random_state=0),
+        return_estimator=True,
+        return_indices=True,
+    )
+    with pytest.raises(ValueError, match="must be disjoint"):
+        Display.from_cv_results(results, X, y, **options)
