@@ -26,6 +26,7 @@ __all__ = [
     "Options",
     "StrOptions",
     "fit_context",
+    "parameter_constraints",
     "validate_parameter_constraints",
     "validate_params",
 ]
@@ -388,3 +389,21 @@ def fit_context(*, prefer_skip_nested_validation):
         return wrapper
 
     return decorator
+
+
+def parameter_constraints(function):
+    """The constraints a :func:`validate_params` decorator gave a function.
+
+    Parameters
+    ----------
+    function : callable
+        A function (or the function of a classmethod) decorated by
+        :func:`validate_params`.
+
+    Returns
+    -------
+    constraints : dict
+        ``{parameter: list of constraints}``; a copy.
+    """
+    function = getattr(function, "__func__", function)
+    return dict(function._skcal_parameter_constraints)

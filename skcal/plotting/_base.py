@@ -20,8 +20,13 @@ import textwrap
 import numpy as np
 
 from skcal._docstrings import fill_doc
-from skcal._param_validation import HasMethods, validate_parameter_constraints
-from skcal._reduction import resolve_reduction
+from skcal._param_validation import (
+    HasMethods,
+    StrOptions,
+    parameter_constraints,
+    validate_params,
+)
+from skcal._reduction import REDUCTIONS, resolve_reduction
 from skcal._utils._indexing import take_rows
 from skcal._validation import (
     check_calibration_inputs,
@@ -36,7 +41,7 @@ REF_LINE_LABEL = "Perfectly calibrated"
 # Constraints of the parameters that every Display's methods share.
 PLOT_CONSTRAINTS = {
     "name": [str, None],
-    "ax": [HasMethods(["plot"]), "array-like", None],
+    "ax": [HasMethods(["plot"]), None],
     "ref_line": ["boolean"],
     "ref_line_kwargs": [dict, None],
 }
@@ -383,16 +388,12 @@ def _relay(display, source):
     )
     qualname = f"{display.__name__}.from_{source}"
 
-    constraints = display.from_predictions.__func__._skcal_parameter_constraints
-
     def relay(cls, *args, **kwargs):
         bound = signature.bind(cls, *args, **kwargs)
         bound.apply_defaults()
         arguments = dict(bound.arguments)
         del arguments["cls"]
         first, X, y = (arguments.pop(p.name) for p in head)
-        # The options first, named after this method, before any prediction.
-        validate_parameter_constraints(constraints, arguments, caller_name=qualname)
         y_true, y_prob, classes, weight, default = predictions(
             first, X, y, arguments["sample_weight"], qualname
         )
@@ -406,7 +407,15 @@ def _relay(display, source):
     relay.__qualname__ = qualname
     relay.__module__ = display.__module__
     relay.__doc__ = _relay_docstring(display, source, options)
-    return classmethod(relay)
+    # The options are checked once, here, under this method's name and
+    # before any prediction; from_predictions then skips its own check.
+    constraints = parameter_constraints(display.from_predictions)
+    for name in _FILLED:
+        del constraints[name]
+    constraints.update({p.name: [object, None] for p in head})
+    return classmethod(
+        validate_params(constraints, prefer_skip_nested_validation=True)(relay)
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -441,13 +450,14 @@ class CalibrationDisplay:
         single value otherwise; ``options`` are the other constructor keywords.
         """
         classwise = reduction == "classwise"
+        if classwise:
+            options["classes"] = data.classes
         return cls(
             **{
                 key: values if classwise else values[0]
                 for key, values in per_view.items()
             },
             reduction=reduction,
-            classes=data.classes if classwise else None,
             pos_label=positive_class(data, reduction),
             **options,
         )
@@ -560,28 +570,69 @@ def draw_ref_line(ax, ref_line, style):
     return ax.plot([0, 1], [0, 1], label=REF_LINE_LABEL, **style)[0]
 
 
-def reliability_labels(display, index):
-    """Axis labels and title of a view of a reliability diagram."""
-    if display.reduction == "classwise":
-        return (
-            "Predicted probability",
-            "Fraction of class",
-            f"Class {display.classes[index]}",
+# ---------------------------------------------------------------------------
+# Reliability diagrams: what the smooth and the binned one share
+# ---------------------------------------------------------------------------
+
+# Their parameters, beyond those of every Display: arrays of axes (classwise)
+# for plot, and the classwise reduction for from_predictions.
+RELIABILITY_PLOT_CONSTRAINTS = {"ax": [HasMethods(["plot"]), "array-like", None]}
+RELIABILITY_CONSTRAINTS = {
+    **RELIABILITY_PLOT_CONSTRAINTS,
+    "reduction": [StrOptions(set(REDUCTIONS))],
+}
+
+RELIABILITY_DOC = {
+    "ax": """\
+ax : matplotlib Axes or array of Axes, default=None
+    Axes to draw on; a new figure is created when None. Pass the ``ax_``
+    of another Display to draw several models on the same axes (for
+    ``"classwise"``, an array of one axes per class; a single axes is
+    divided into a grid).""",
+    "reduction": """\
+reduction : {"auto", "positive", "top_label", "classwise"}, default="auto"
+    The binary view drawn. ``"positive"``: the probability of
+    ``pos_label`` against its indicator. ``"top_label"``: the confidence
+    (largest probability) against the correctness of the argmax.
+    ``"classwise"``: one small diagram per class, one-vs-rest. ``"auto"``
+    is ``"positive"`` for binary problems (and when ``pos_label`` is
+    given) and ``"top_label"`` otherwise.""",
+}
+
+
+class ReliabilityDiagram(CalibrationDisplay):
+    """Base of the reliability diagrams: labels, limits and legends of a view."""
+
+    def _legend_label(self, name, text):
+        """The legend entry of a view: its measure, after the model's name."""
+        if name is None:
+            return text
+        # The small axes of a classwise grid get the name on its own line.
+        if self.reduction == "classwise":
+            return f"{name}\n{text}"
+        return f"{name} ({text})"
+
+    def _labels(self, index):
+        """Axis labels and title of a view."""
+        if self.reduction == "classwise":
+            return (
+                "Predicted probability",
+                "Fraction of class",
+                f"Class {self.classes[index]}",
+            )
+        if self.reduction == "top_label":
+            return "Confidence", "Accuracy", None
+        suffix = (
+            "" if self.pos_label is None else f" (positive class: {self.pos_label})"
         )
-    if display.reduction == "top_label":
-        return "Confidence", "Accuracy", None
-    suffix = (
-        "" if display.pos_label is None else f" (positive class: {display.pos_label})"
-    )
-    return f"Predicted probability{suffix}", f"Fraction of positives{suffix}", None
+        return f"Predicted probability{suffix}", f"Fraction of positives{suffix}", None
 
-
-def decorate_reliability(display, ax, index):
-    """Limits, aspect, labels, title and legend of a reliability view."""
-    xlabel, ylabel, title = reliability_labels(display, index)
-    ax.set(xlim=(-0.01, 1.01), ylim=(-0.01, 1.01), xlabel=xlabel, ylabel=ylabel)
-    ax.set_aspect("equal", adjustable="box")
-    if title is not None:
-        ax.set_title(title)
-    classwise = display.reduction == "classwise"
-    ax.legend(loc="upper left", fontsize="xx-small" if classwise else "small")
+    def _decorate(self, ax, index):
+        """Limits, aspect, labels, title and legend of a view."""
+        xlabel, ylabel, title = self._labels(index)
+        ax.set(xlim=(-0.01, 1.01), ylim=(-0.01, 1.01), xlabel=xlabel, ylabel=ylabel)
+        ax.set_aspect("equal", adjustable="box")
+        if title is not None:
+            ax.set_title(title)
+        small = self.reduction == "classwise"
+        ax.legend(loc="upper left", fontsize="xx-small" if small else "small")

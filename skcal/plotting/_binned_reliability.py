@@ -5,14 +5,18 @@
 import numpy as np
 from sklearn.utils import check_random_state
 
-from skcal._param_validation import StrOptions, validate_params
-from skcal._reduction import REDUCTIONS
+from skcal._param_validation import (
+    parameter_constraints,
+    validate_params,
+)
 from skcal.metrics import expected_calibration_error, reliability_table
 from skcal.plotting._base import (
     PLOT_CONSTRAINTS,
-    CalibrationDisplay,
+    RELIABILITY_CONSTRAINTS,
+    RELIABILITY_DOC,
+    RELIABILITY_PLOT_CONSTRAINTS,
+    ReliabilityDiagram,
     canonical_views,
-    decorate_reliability,
     doc_filler,
 )
 from skcal.plotting._style import merge_style_kwargs
@@ -28,20 +32,6 @@ _STYLE_CONSTRAINTS = {
 }
 
 _DOC = {
-    "ax": """\
-ax : matplotlib Axes or array of Axes, default=None
-    Axes to draw on; a new figure is created when None. Pass the ``ax_``
-    of another Display to draw several models on the same axes (for
-    ``"classwise"``, an array of one axes per class; a single axes is
-    divided into a grid).""",
-    "reduction": """\
-reduction : {"auto", "positive", "top_label", "classwise"}, default="auto"
-    The binary view drawn. ``"positive"``: the probability of
-    ``pos_label`` against its indicator. ``"top_label"``: the confidence
-    (largest probability) against the correctness of the argmax.
-    ``"classwise"``: one small diagram per class, one-vs-rest. ``"auto"``
-    is ``"positive"`` for binary problems (and when ``pos_label`` is
-    given) and ``"top_label"`` otherwise.""",
     "interval": """\
 interval : {"wilson", "bootstrap"} or None, default="wilson"
     Per-bin intervals of the event rate (see
@@ -69,10 +59,10 @@ hist_kwargs : dict, default=None
     Keywords of the counts strip (:meth:`~matplotlib.axes.Axes.bar`).""",
 }
 
-_fill_doc = doc_filler(_DOC)
+_fill_doc = doc_filler({**RELIABILITY_DOC, **_DOC})
 
 
-class BinnedReliabilityDisplay(CalibrationDisplay):
+class BinnedReliabilityDisplay(ReliabilityDiagram):
     r"""Binned reliability diagram: each bin's event rate against its mean prediction.
 
     The predictions are grouped into bins, and each bin's observed event
@@ -167,7 +157,8 @@ class BinnedReliabilityDisplay(CalibrationDisplay):
         self.pos_label = pos_label
 
     @validate_params(
-        {**PLOT_CONSTRAINTS, **_STYLE_CONSTRAINTS}, prefer_skip_nested_validation=True
+        {**PLOT_CONSTRAINTS, **RELIABILITY_PLOT_CONSTRAINTS, **_STYLE_CONSTRAINTS},
+        prefer_skip_nested_validation=True,
     )
     @_fill_doc
     def plot(
@@ -214,15 +205,6 @@ class BinnedReliabilityDisplay(CalibrationDisplay):
             styles=styles,
         )
 
-    def _legend_label(self, name, view):
-        text = f"ECE = {view['ece']:.3f}"
-        if name is None:
-            return text
-        # The small axes of a classwise grid get the name on its own line.
-        return (
-            f"{name}\n{text}" if self.reduction == "classwise" else f"{name} ({text})"
-        )
-
     def _draw_view(self, ax, view, name, styles):
         """Event rate against mean prediction, intervals and counts strip."""
         table = view["table"]
@@ -233,7 +215,8 @@ class BinnedReliabilityDisplay(CalibrationDisplay):
             styles["line"],
             name="line_kwargs",
         )
-        label = style.pop("label", self._legend_label(name, view))
+        text = f"ECE = {view['ece']:.3f}"
+        label = style.pop("label", self._legend_label(name, text))
         line = ax.plot(mean_predicted, rate, label=label, **style)[0]
         color = line.get_color()
         errorbar = None
@@ -244,15 +227,12 @@ class BinnedReliabilityDisplay(CalibrationDisplay):
             hist = _draw_counts(ax, table, color, styles["hist"])
         return {"line_": line, "errorbar_": errorbar, "hist_": hist}
 
-    def _decorate(self, ax, index):
-        decorate_reliability(self, ax, index)
-
     @classmethod
     @validate_params(
         {
-            **reliability_table._skcal_parameter_constraints,
-            "reduction": [StrOptions(set(REDUCTIONS))],
+            **parameter_constraints(reliability_table),
             **PLOT_CONSTRAINTS,
+            **RELIABILITY_CONSTRAINTS,
             **_STYLE_CONSTRAINTS,
         },
         prefer_skip_nested_validation=True,

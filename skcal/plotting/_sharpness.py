@@ -4,14 +4,13 @@
 
 import numpy as np
 
-from skcal._param_validation import validate_params
+from skcal._param_validation import parameter_constraints, validate_params
 from skcal.metrics import calibration_sharpness_curve
 from skcal.plotting._base import (
     PLOT_CONSTRAINTS,
     CalibrationDisplay,
     canonical_views,
     doc_filler,
-    positive_class,
 )
 from skcal.plotting._style import merge_style_kwargs
 
@@ -23,6 +22,19 @@ _STYLE_CONSTRAINTS = {
 }
 
 _LOSS_NAMES = {"brier": "Brier", "log": "log loss"}
+
+# The Display's arrays and the keys of calibration_sharpness_curve they hold.
+_FIELDS = {
+    "grid": "grid",
+    "curve": "calibration",
+    "density": "density",
+    "sharpness_gap": "sharpness_gap",
+    "band_low": "band_low",
+    "band_high": "band_high",
+    "calibration_error": "calibration_error",
+    "total_loss": "total_loss",
+    "constant_prediction": "constant_prediction",
+}
 
 _DOC = {
     "reduction": """\
@@ -205,7 +217,16 @@ class CalibrationSharpnessDisplay(CalibrationDisplay):
     """
 
     _title = "calibration-sharpness diagram"
-    _view_fields = ()
+    _view_fields = (
+        "grid",
+        "curve",
+        "density",
+        "band_low",
+        "band_high",
+        "calibration_error",
+        "total_loss",
+        "constant_prediction",
+    )
     _ref_line_style = {"color": "black", "linestyle": "--", "linewidth": 1.0}
 
     def __init__(
@@ -287,29 +308,34 @@ class CalibrationSharpnessDisplay(CalibrationDisplay):
             styles=styles,
         )
 
-    def _legend_label(self, name):
+    def _legend_label(self, name, view):
         text = (
-            f"calibration {self.calibration_error:.4f}, "
-            f"total {self.total_loss:.4f} ({_LOSS_NAMES.get(self.loss, self.loss)})"
+            f"calibration {view['calibration_error']:.4f}, "
+            f"total {view['total_loss']:.4f} "
+            f"({_LOSS_NAMES.get(self.loss, self.loss)})"
         )
-        if self.constant_prediction is not None:
-            text += f"\nconstant prediction {self.constant_prediction:.3f}"
+        if view["constant_prediction"] is not None:
+            text += f"\nconstant prediction {view['constant_prediction']:.3f}"
         return text if name is None else f"{name}\n{text}"
+
+    @staticmethod
+    def _band(view):
+        """The band's lower and upper edges (an inverted band drawn by its extent)."""
+        low = np.asarray(view["band_low"], dtype=np.float64)
+        high = np.asarray(view["band_high"], dtype=np.float64)
+        return np.minimum(low, high), np.maximum(low, high)
 
     def _draw_view(self, ax, view, name, styles):
         """The calibration curve, the sharpness band and the density."""
-        grid = np.asarray(self.grid, dtype=np.float64)
-        curve = np.asarray(self.curve, dtype=np.float64)
+        grid = np.asarray(view["grid"], dtype=np.float64)
+        curve = np.asarray(view["curve"], dtype=np.float64)
         style = merge_style_kwargs(
             {"linewidth": 1.5}, styles["line"], name="line_kwargs"
         )
-        label = style.pop("label", self._legend_label(name))
+        label = style.pop("label", self._legend_label(name, view))
         line = ax.plot(grid, curve, label=label, zorder=3, **style)[0]
         color = line.get_color()
-        # A negative estimated gap gives an inverted band: draw its extent.
-        low = np.asarray(self.band_low, dtype=np.float64)
-        high = np.asarray(self.band_high, dtype=np.float64)
-        low, high = np.minimum(low, high), np.maximum(low, high)
+        low, high = self._band(view)
         finite = np.isfinite(low) & np.isfinite(high)
         band_style = merge_style_kwargs(
             {"color": color, "alpha": 0.4, "linewidth": 0.0},
@@ -325,30 +351,13 @@ class CalibrationSharpnessDisplay(CalibrationDisplay):
         )
         density = None
         if styles["show_density"]:
-            density = self._draw_density(ax, grid, color, styles["density"])
-        self._top = float(np.max(high[finite])) if finite.any() else 0.0
+            density = _draw_density(ax, grid, view["density"], color, styles["density"])
         return {"line_": line, "band_": band, "density_": density}
 
-    def _draw_density(self, ax, grid, color, density_kwargs):
-        """The density of the predictions, scaled to a peak of 1."""
-        density = np.asarray(self.density, dtype=np.float64)
-        peak = np.nanmax(density) if density.size else 0.0
-        scaled = density / peak if peak > 0 else np.zeros_like(density)
-        style = merge_style_kwargs(
-            {
-                "facecolor": "none",
-                "edgecolor": color,
-                "hatch": "//",
-                "alpha": 0.3,
-                "linewidth": 0.0,
-            },
-            density_kwargs,
-            name="density_kwargs",
-        )
-        return ax.fill_between(grid, 0.0, scaled, **style)
-
     def _decorate(self, ax, index):
-        top = max(1.0, ax.get_ylim()[1], 1.02 * self._top)
+        _, high = self._band(self._view(index))
+        finite = high[np.isfinite(high)]
+        top = max(1.0, ax.get_ylim()[1], 1.02 * finite.max() if finite.size else 0.0)
         ax.set_xlim(0.0, 1.0)
         ax.set_ylim(0.0, top)
         if self.reduction == "top_label":
@@ -365,7 +374,7 @@ class CalibrationSharpnessDisplay(CalibrationDisplay):
     @classmethod
     @validate_params(
         {
-            **calibration_sharpness_curve._skcal_parameter_constraints,
+            **parameter_constraints(calibration_sharpness_curve),
             **PLOT_CONSTRAINTS,
             **_STYLE_CONSTRAINTS,
         },
@@ -431,21 +440,8 @@ class CalibrationSharpnessDisplay(CalibrationDisplay):
         curve = calibration_sharpness_curve(
             **view, loss=loss, kernel=kernel, bandwidth=bandwidth, n_points=n_points
         )
-        display = cls(
-            grid=curve.grid,
-            curve=curve.calibration,
-            density=curve.density,
-            sharpness_gap=curve.sharpness_gap,
-            band_low=curve.band_low,
-            band_high=curve.band_high,
-            calibration_error=curve.calibration_error,
-            total_loss=curve.total_loss,
-            loss=loss,
-            constant_prediction=curve.constant_prediction,
-            reduction=reduction,
-            name=name,
-            pos_label=positive_class(data, reduction),
-        )
+        per_view = {field: [curve[key]] for field, key in _FIELDS.items()}
+        display = cls._from_views(data, reduction, per_view, loss=loss, name=name)
         return display.plot(
             ax=ax,
             ref_line=ref_line,
@@ -455,3 +451,22 @@ class CalibrationSharpnessDisplay(CalibrationDisplay):
             density_kwargs=density_kwargs,
             ref_line_kwargs=ref_line_kwargs,
         )
+
+
+def _draw_density(ax, grid, density, color, density_kwargs):
+    """The density of the predictions, scaled to a peak of 1."""
+    density = np.asarray(density, dtype=np.float64)
+    peak = np.nanmax(density) if density.size else 0.0
+    scaled = density / peak if peak > 0 else np.zeros_like(density)
+    style = merge_style_kwargs(
+        {
+            "facecolor": "none",
+            "edgecolor": color,
+            "hatch": "//",
+            "alpha": 0.3,
+            "linewidth": 0.0,
+        },
+        density_kwargs,
+        name="density_kwargs",
+    )
+    return ax.fill_between(grid, 0.0, scaled, **style)

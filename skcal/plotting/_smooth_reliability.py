@@ -5,14 +5,18 @@
 import numpy as np
 from sklearn.utils import check_random_state
 
-from skcal._param_validation import StrOptions, validate_params
-from skcal._reduction import REDUCTIONS
+from skcal._param_validation import (
+    parameter_constraints,
+    validate_params,
+)
 from skcal.metrics import smooth_reliability_curve
 from skcal.plotting._base import (
     PLOT_CONSTRAINTS,
-    CalibrationDisplay,
+    RELIABILITY_CONSTRAINTS,
+    RELIABILITY_DOC,
+    RELIABILITY_PLOT_CONSTRAINTS,
+    ReliabilityDiagram,
     canonical_views,
-    decorate_reliability,
     doc_filler,
 )
 from skcal.plotting._style import merge_style_kwargs
@@ -37,20 +41,6 @@ _FIELDS = {
 }
 
 _DOC = {
-    "ax": """\
-ax : matplotlib Axes or array of Axes, default=None
-    Axes to draw on; a new figure is created when None. Pass the ``ax_``
-    of another Display to draw several models on the same axes (for
-    ``"classwise"``, an array of one axes per class; a single axes is
-    divided into a grid).""",
-    "reduction": """\
-reduction : {"auto", "positive", "top_label", "classwise"}, default="auto"
-    The binary view drawn. ``"positive"``: the probability of
-    ``pos_label`` against its indicator. ``"top_label"``: the confidence
-    (largest probability) against the correctness of the argmax.
-    ``"classwise"``: one small diagram per class, one-vs-rest. ``"auto"``
-    is ``"positive"`` for binary problems (and when ``pos_label`` is
-    given) and ``"top_label"`` otherwise.""",
     "sigma": """\
 sigma : "auto" or float, default="auto"
     Bandwidth of the curve, at least 1e-4; ``"auto"`` is the SmoothECE
@@ -80,14 +70,14 @@ band_kwargs : dict, default=None
     (:meth:`~matplotlib.axes.Axes.fill_between`).""",
 }
 
-_fill_doc = doc_filler(_DOC)
+_fill_doc = doc_filler({**RELIABILITY_DOC, **_DOC})
 
 
 def _fmt(value):
     return f"{value:.3f}"
 
 
-class SmoothReliabilityDisplay(CalibrationDisplay):
+class SmoothReliabilityDisplay(ReliabilityDiagram):
     r"""Smooth reliability diagram: kernel regression of the outcomes.
 
     The diagram of Blasiok and Nakkiran (2024): the Nadaraya-Watson
@@ -225,7 +215,8 @@ class SmoothReliabilityDisplay(CalibrationDisplay):
         self.pos_label = pos_label
 
     @validate_params(
-        {**PLOT_CONSTRAINTS, **_STYLE_CONSTRAINTS}, prefer_skip_nested_validation=True
+        {**PLOT_CONSTRAINTS, **RELIABILITY_PLOT_CONSTRAINTS, **_STYLE_CONSTRAINTS},
+        prefer_skip_nested_validation=True,
     )
     @_fill_doc
     def plot(
@@ -263,17 +254,13 @@ class SmoothReliabilityDisplay(CalibrationDisplay):
             styles=styles,
         )
 
-    def _legend_label(self, name, view):
+    def _measure_text(self, view):
+        """SmoothECE and its interval, for the legend."""
         text = f"SmoothECE = {_fmt(view['smooth_ece'])}"
         interval = view["smooth_ece_interval"]
         if interval is not None and np.all(np.isfinite(interval)):
             text += f" [{_fmt(interval[0])}, {_fmt(interval[1])}]"
-        if name is None:
-            return text
-        # The small axes of a classwise grid get the name on its own line.
-        return (
-            f"{name}\n{text}" if self.reduction == "classwise" else f"{name} ({text})"
-        )
+        return text
 
     def _draw_view(self, ax, view, name, styles):
         """The curve, its width following the density, and the band."""
@@ -283,7 +270,7 @@ class SmoothReliabilityDisplay(CalibrationDisplay):
             {"linewidth": _MAX_WIDTH}, styles["line"], name="line_kwargs"
         )
         max_width = style.pop("linewidth")
-        label = style.pop("label", self._legend_label(name, view))
+        label = style.pop("label", self._legend_label(name, self._measure_text(view)))
         # The legend shows an empty line of the same style: a LineCollection's
         # legend entry would take the width of its first segment.
         proxy_style = {
@@ -323,15 +310,12 @@ class SmoothReliabilityDisplay(CalibrationDisplay):
             )
         return {"line_": line, "band_": band}
 
-    def _decorate(self, ax, index):
-        decorate_reliability(self, ax, index)
-
     @classmethod
     @validate_params(
         {
-            **smooth_reliability_curve._skcal_parameter_constraints,
-            "reduction": [StrOptions(set(REDUCTIONS))],
+            **parameter_constraints(smooth_reliability_curve),
             **PLOT_CONSTRAINTS,
+            **RELIABILITY_CONSTRAINTS,
             **_STYLE_CONSTRAINTS,
         },
         prefer_skip_nested_validation=True,
