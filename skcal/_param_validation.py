@@ -20,7 +20,6 @@ import numpy as np
 
 __all__ = [
     "HasMethods",
-    "Hidden",
     "Interval",
     "InvalidParameterError",
     "Options",
@@ -42,8 +41,6 @@ class InvalidParameterError(ValueError, TypeError):
 
 class _Constraint:
     """Base of all constraints; subclasses define ``is_satisfied_by``, ``__str__``."""
-
-    hidden = False
 
 
 class _InstancesOf(_Constraint):
@@ -235,21 +232,6 @@ class HasMethods(_Constraint):
         return f"an object implementing {names}"
 
 
-class Hidden(_Constraint):
-    """A constraint that is accepted but not advertised in error messages."""
-
-    hidden = True
-
-    def __init__(self, constraint):
-        self.constraint = _make_constraint(constraint)
-
-    def is_satisfied_by(self, value):
-        return self.constraint.is_satisfied_by(value)
-
-    def __str__(self):
-        return str(self.constraint)
-
-
 def _make_constraint(constraint):
     if isinstance(constraint, _Constraint):
         return constraint
@@ -297,7 +279,7 @@ def validate_parameter_constraints(constraints, params, caller_name):
         options = [_make_constraint(c) for c in constraints[name]]
         if any(c.is_satisfied_by(value) for c in options):
             continue
-        shown = [str(c) for c in options if not c.hidden]
+        shown = [str(c) for c in options]
         if len(shown) == 1:
             text = shown[0]
         else:

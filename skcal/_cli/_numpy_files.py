@@ -20,7 +20,7 @@ from collections import defaultdict
 import numpy as np
 
 from skcal._cli._errors import InputError, reported
-from skcal._cli._files import check_budget, column_positions
+from skcal._cli._reader_checks import check_budget, column_positions
 
 
 def _header(file):

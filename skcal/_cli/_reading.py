@@ -21,13 +21,13 @@ from pathlib import Path
 from typing import NamedTuple
 
 from skcal._cli._errors import InputError, one_line
-from skcal._cli._files import (
+from skcal._cli._numpy_files import array_shapes, read_npy, read_npz
+from skcal._cli._reader_checks import (
     check_budget,
     check_regular_file,
     column_positions,
     import_pandas,
 )
-from skcal._cli._numpy_files import array_shapes, read_npy, read_npz
 from skcal._cli._text import read_text
 
 FORMAT_OF_SUFFIX = {

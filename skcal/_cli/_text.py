@@ -23,8 +23,8 @@ from contextlib import ExitStack
 import numpy as np
 
 from skcal._cli._errors import InputError
-from skcal._cli._files import check_budget, column_positions, import_pandas
 from skcal._cli._output import format_bytes
+from skcal._cli._reader_checks import check_budget, column_positions, import_pandas
 
 _OPENERS = {"gzip": gzip.open, "bz2": bz2.open, "xz": lzma.open}
 

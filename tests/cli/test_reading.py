@@ -7,7 +7,7 @@ import pytest
 from numpy.testing import assert_array_equal
 
 from skcal._cli._errors import InputError
-from skcal._cli._files import column_positions
+from skcal._cli._reader_checks import column_positions
 from skcal._cli._reading import read_columns, source
 
 
