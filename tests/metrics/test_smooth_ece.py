@@ -864,7 +864,8 @@ def test_smooth_band_is_the_percentiles_of_resampled_rows(global_random_seed, si
 @pytest.mark.xfail(
     strict=True,
     reason="no replicate SmoothECE of calibrated data falls below the estimate, so "
-    "the bias-corrected interval collapses onto the smallest replicate (reported)",
+    "the bias-corrected interval collapses onto the smallest replicate; issue 12, "
+    "item 1 (intervals collapse) fixes it and removes this mark",
 )
 def test_smooth_ece_interval_of_a_calibrated_model():
     """Check that a calibrated model's SmoothECE interval holds the estimate."""
