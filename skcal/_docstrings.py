@@ -55,6 +55,12 @@ reduction : {"auto", "positive", "top_label", "classwise"}, default="auto"
     correctness of the argmax. ``"classwise"``: every one-vs-rest column,
     averaged over classes. ``"auto"`` is ``"positive"`` for binary
     problems and ``"top_label"`` otherwise.""",
+    "verbose": """\
+verbose : "auto" or bool, default="auto"
+    Progress on the standard error stream: ``"auto"`` shows it on a
+    terminal once the work has taken a second, and never elsewhere;
+    ``True`` always (one line per tenth of the work when not on a
+    terminal); ``False`` never.""",
     "return_per_class": """\
 return_per_class : bool, default=False
     With ``reduction="classwise"``, return the value of every class

@@ -175,3 +175,52 @@ def test_parameter_validation_precedes_data_validation(func):
         bad_data = {name: [0.5, 2.0, float("nan")] for name in _data_parameters(func)}
         arguments = {**_valid_arguments(func), **bad_data, "y_true": [0, 1]}
         func(**arguments, pos_label=_BadType())
+
+
+def _resampling_entry_points():
+    """Every public function, method and estimator that takes ``n_bootstrap``."""
+    import skcal.calibration
+    import skcal.model_selection
+    import skcal.plotting
+
+    found = []
+    for module in (
+        skcal.metrics,
+        skcal.model_selection,
+        skcal.plotting,
+        skcal.calibration,
+    ):
+        for name in module.__all__:
+            obj = getattr(module, name)
+            candidates = [obj]
+            if inspect.isclass(obj):
+                candidates = [
+                    obj.__init__,
+                    *(getattr(obj, m) for m in dir(obj) if m.startswith("from_")),
+                ]
+            for func in candidates:
+                parameters = inspect.signature(func).parameters
+                # A result object records its number (no default); 0 means
+                # that nothing is resampled unless asked.
+                default = getattr(parameters.get("n_bootstrap"), "default", None)
+                if default not in (None, 0, inspect.Parameter.empty):
+                    found.append(
+                        (
+                            f"{module.__name__}.{getattr(func, '__qualname__', name)}",
+                            parameters["n_bootstrap"].default,
+                        )
+                    )
+    return found
+
+
+def test_one_default_number_of_resamples():
+    """Check that every entry point that resamples by default uses N_BOOTSTRAP.
+
+    The command line's defaults are checked in tests/cli/test_arguments.py.
+    """
+    from skcal._utils._bootstrap import N_BOOTSTRAP
+
+    found = _resampling_entry_points()
+    assert len(found) >= 8
+    wrong = {name: default for name, default in found if default != N_BOOTSTRAP}
+    assert not wrong

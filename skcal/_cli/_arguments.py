@@ -11,6 +11,7 @@ import os
 import re
 
 from skcal._cli._output import format_bytes
+from skcal._utils._bootstrap import N_BOOTSTRAP
 
 PROG = "skcal"
 
@@ -137,7 +138,8 @@ def _add_demo(commands):
         "--n-bootstrap",
         metavar="N",
         type=integer(0),
-        help="bootstrap resamples per interval, 0 for none (default: 200; --quick: 10)",
+        help="bootstrap resamples per interval, 0 for none (default: "
+        f"{N_BOOTSTRAP}; --quick: 10)",
     )
     demo.add_argument(
         "--cv",
@@ -155,6 +157,16 @@ def _add_demo(commands):
         "--quick",
         action="store_true",
         help="tiny settings (3 folds, 10 resamples), for a smoke test",
+    )
+    _add_quiet(demo)
+
+
+def _add_quiet(command):
+    """``--quiet``, shared by both commands."""
+    command.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no progress on the standard error stream (shown on a terminal only)",
     )
 
 
@@ -267,8 +279,9 @@ def _add_report_options(report):
         "--n-bootstrap",
         metavar="N",
         type=integer(0),
-        default=200,
-        help="bootstrap resamples for the intervals, 0 for none (default: 200)",
+        default=N_BOOTSTRAP,
+        help="bootstrap resamples for the intervals, 0 for none (default: "
+        f"{N_BOOTSTRAP})",
     )
     report.add_argument(
         "--random-state",
@@ -286,6 +299,7 @@ def _add_report_options(report):
         "decompression (a guard against compressed bombs; default: half the "
         f"memory, {format_bytes(default_max_bytes())})",
     )
+    _add_quiet(report)
 
 
 def parse_arguments(argv=None):

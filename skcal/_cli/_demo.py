@@ -24,8 +24,10 @@ from skcal._cli._output import (
     format_table,
     prepare_outputs,
     step,
+    verbosity,
     write_csv,
 )
+from skcal._utils._bootstrap import N_BOOTSTRAP
 from skcal.metrics._registry import MEASURES_BY_NAME
 
 # The measures of the comparison (cross_val_calibration's default set): two
@@ -57,6 +59,7 @@ class Settings(NamedTuple):
     n_bootstrap: int
     n_folds: int
     inner_folds: int
+    verbose: object
 
 
 def _settings(args):
@@ -65,9 +68,10 @@ def _settings(args):
     return Settings(
         n_bootstrap=args.n_bootstrap
         if args.n_bootstrap is not None
-        else (10 if quick else 200),
+        else (10 if quick else N_BOOTSTRAP),
         n_folds=args.cv if args.cv is not None else (3 if quick else 5),
         inner_folds=3 if quick else 5,
+        verbose=verbosity(args),
     )
 
 
@@ -130,7 +134,7 @@ def _cross_validate(models, X, y, folds, settings, total):
 
     results = {}
     for i, (name, model) in enumerate(models.items(), start=1):
-        with step(i, total, name):
+        with step(i, total, name, settings.verbose):
             results[name] = cross_val_calibration(
                 model,
                 X,
@@ -139,6 +143,7 @@ def _cross_validate(models, X, y, folds, settings, total):
                 metrics=DEMO_METRICS,
                 n_bootstrap=settings.n_bootstrap,
                 random_state=0,
+                verbose=False,
             )
     return results
 
@@ -167,7 +172,12 @@ def _grid_search(X, y, folds, settings, index, total):
         refit=_scorer("log_loss"),
         cv=folds,
     )
-    with step(index, total, f"GridSearchCV over {len(candidates)} recalibrators"):
+    with step(
+        index,
+        total,
+        f"GridSearchCV over {len(candidates)} recalibrators",
+        settings.verbose,
+    ):
         search.fit(X, y)
     cv_results = search.cv_results_
     names = [type(c).__name__ for c in cv_results["param_recalibrator"]]
@@ -316,7 +326,7 @@ def _write_files(tables, prefix, results, grid, settings, overwrite):
         for name, r in results.items()
     }
     return write_diagrams(
-        panels, prefix, n_bootstrap=min(settings.n_bootstrap, 100), overwrite=overwrite
+        panels, prefix, n_bootstrap=settings.n_bootstrap, overwrite=overwrite
     )
 
 
@@ -346,7 +356,7 @@ def run_demo(args):
     with reported("demo"):
         results = _cross_validate(models, X, y, folds, settings, total)
         grid = _grid_search(X, y, folds, settings, len(models) + 1, total)
-        with step(total, total, "tables and diagrams"):
+        with step(total, total, "tables and diagrams", settings.verbose):
             diagrams = _write_files(
                 tables, prefix, results, grid, settings, args.overwrite
             )
@@ -364,5 +374,6 @@ def run_demo(args):
         f"    and the diagrams {', '.join(map(str, diagrams))}",
     ]
     print("\n".join(lines))
-    print(f"Done in {time.perf_counter() - started:.1f} s.", file=sys.stderr)
+    if settings.verbose and sys.stderr.isatty():
+        print(f"Done in {time.perf_counter() - started:.1f} s.", file=sys.stderr)
     return 0

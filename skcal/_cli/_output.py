@@ -148,16 +148,26 @@ def write_csv(path, header, rows, overwrite):
         writer.writerows(rows)
 
 
+def verbosity(args):
+    """The ``verbose`` of the library's calls: ``"auto"``, or False with --quiet."""
+    return False if args.quiet else "auto"
+
+
 @contextmanager
-def step(index, total, label, stream=None):
+def step(index, total, label, verbose="auto", stream=None):
     """Report ``[i/n] label ... 1.2 s`` on stderr around a slow step.
 
-    On a terminal the label shows while the step runs and is erased if it
-    fails; elsewhere the line is written once the step is done, so that a
-    failure leaves only the error line on stderr.
+    With ``verbose="auto"``, only on a terminal: the label shows while the
+    step runs, is erased if it fails, and gets its time when it is done.
+    With ``verbose=True`` elsewhere, the line is written once the step is
+    done (so that a failure leaves only the error line); with False,
+    nothing.
     """
     stream = sys.stderr if stream is None else stream
     live = stream.isatty()
+    if not (verbose is True or (verbose == "auto" and live)):
+        yield
+        return
     text = f"[{index}/{total}] {label} ..."
     if live:
         stream.write(text)

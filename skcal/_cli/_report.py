@@ -2,8 +2,9 @@
 
 The file is read (only the named columns), the columns are validated once by
 skcal's input contract, every measure is computed by the registry's
-``Measure.evaluate`` with bias-corrected bootstrap intervals
-(:func:`skcal._utils._bootstrap.bootstrap_intervals`), and the table is printed and,
+``Measure.evaluate`` with the intervals of
+:func:`skcal.metrics.confidence_interval` (one engine,
+:func:`skcal.metrics._interval.measure_intervals`), and the table is printed and,
 with ``--out``, written with the diagrams. Output files are written before
 anything is printed, so that an error leaves stdout empty.
 """
@@ -18,9 +19,9 @@ import numpy as np
 from skcal._cli._diagrams import diagram_paths, write_diagrams
 from skcal._cli._errors import reported
 from skcal._cli._inputs import build_problem, column_request
-from skcal._cli._output import format_table, prepare_outputs, step, write_csv
+from skcal._cli._output import format_table, prepare_outputs, verbosity, write_csv
 from skcal._cli._reading import TEXT_FORMATS, read_columns, source
-from skcal._utils._bootstrap import bootstrap_intervals
+from skcal.metrics._interval import measure_intervals
 from skcal.metrics._registry import MEASURES_BY_NAME
 
 CONFIDENCE_LEVEL = 0.95
@@ -53,16 +54,21 @@ def _intervals(problem, measures, values, args):
     """``{name: (low, high)}`` from ``--n-bootstrap`` resamples; empty for 0."""
     if not args.n_bootstrap:
         return {}
-    n = problem.y_prob.shape[0]
-    with step(1, 1, f"{args.n_bootstrap} bootstrap resamples of {n} rows"):
-        return bootstrap_intervals(
-            lambda name, weights: problem.score(measures[name], weights),
-            values,
-            n,
-            args.n_bootstrap,
-            CONFIDENCE_LEVEL,
-            np.random.RandomState(args.random_state),
-        )
+    return measure_intervals(
+        measures,
+        (
+            problem.y_true,
+            problem.y_prob,
+            np.arange(problem.y_prob.shape[1]),
+            None,
+            None,
+        ),
+        values,
+        n_bootstrap=args.n_bootstrap,
+        confidence_level=CONFIDENCE_LEVEL,
+        rng=np.random.RandomState(args.random_state),
+        verbose=verbosity(args),
+    )
 
 
 def _measure(args, src, request):
@@ -103,7 +109,7 @@ def _write(outputs, problem, values, intervals, args, src):
         diagrams = write_diagrams(
             {src.stem: panel},
             prefix,
-            n_bootstrap=min(args.n_bootstrap, 100),
+            n_bootstrap=args.n_bootstrap,
             overwrite=args.overwrite,
         )
     return [table, *diagrams]
@@ -124,8 +130,10 @@ def _printed_table(src, problem, values, intervals, n_bootstrap):
     ]
     if n_bootstrap:
         lines.append(
-            f"(bias-corrected percentile intervals from {n_bootstrap} bootstrap "
-            "resamples of the rows; lower is better)"
+            f"({n_bootstrap} bootstrap resamples; intervals for the population "
+            "value: a calibration error's lower end allows for its upward bias "
+            "and is 0 when the data are consistent with a calibrated model; "
+            "lower is better)"
         )
     return lines
 

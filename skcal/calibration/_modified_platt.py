@@ -13,6 +13,7 @@ from sklearn.utils import check_random_state
 
 from skcal._docstrings import fill_doc
 from skcal._param_validation import Interval, StrOptions
+from skcal._utils._bootstrap import N_BOOTSTRAP
 from skcal._utils._cumulative import (
     bootstrap_margin,
     bound_margin,
@@ -165,7 +166,7 @@ class ModifiedPlattRecalibrator(PlattRecalibrator):
         *,
         tolerance="paper",
         alpha=0.05,
-        n_bootstrap=1000,
+        n_bootstrap=N_BOOTSTRAP,
         random_state=None,
         multiclass="ovr",
         input="auto",

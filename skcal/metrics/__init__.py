@@ -10,6 +10,7 @@ from skcal.metrics._binned import (
 from skcal.metrics._cutoff import cutoff_calibration_error, cutoff_calibration_test
 from skcal.metrics._decomposition import calibration_decomposition
 from skcal.metrics._improvement import recalibration_improvement
+from skcal.metrics._interval import confidence_interval
 from skcal.metrics._kernel import calibration_sharpness_curve, kernel_calibration_error
 from skcal.metrics._logit_smoothed import logit_smoothed_ece
 from skcal.metrics._scorer import (
@@ -25,6 +26,7 @@ __all__ = [
     "binned_calibration_error",
     "calibration_decomposition",
     "calibration_sharpness_curve",
+    "confidence_interval",
     "cutoff_calibration_error",
     "cutoff_calibration_test",
     "expected_calibration_error",

@@ -3,6 +3,7 @@ reliability table they are computed from."""
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+import functools
 from numbers import Integral, Real
 
 import numpy as np
@@ -18,7 +19,7 @@ from skcal._reduction import (
     resolve_reduction,
 )
 from skcal._utils._bins import STRATEGIES, bin_sums, make_binning
-from skcal._utils._bootstrap import Atoms, percentile_band
+from skcal._utils._bootstrap import N_BOOTSTRAP, Atoms, percentile_band
 from skcal._validation import DATA_CONSTRAINTS, check_calibration_inputs
 
 _COMMON_CONSTRAINTS = {
@@ -68,6 +69,13 @@ def _binned_error_core(y, p, sample_weight, *, n_bins, strategy, norm, debias):
         squared = np.where(enough, squared - correction, 0.0)
         return float(np.sqrt(max(np.dot(fraction, squared), 0.0)))
     return float(np.sqrt(np.dot(fraction, squared)))
+
+
+def binned_error_core(*, n_bins, strategy, norm, debias):
+    """The binned calibration error of one binary view, ``measure(y, p, w)``."""
+    return functools.partial(
+        _binned_error_core, n_bins=n_bins, strategy=strategy, norm=norm, debias=debias
+    )
 
 
 @validate_params(
@@ -198,12 +206,9 @@ def binned_calibration_error(
             f"norm={norm!r}."
         )
     data = check_calibration_inputs(y_true, y_prob, sample_weight, pos_label, labels)
-
-    def measure(y, p, w):
-        return _binned_error_core(
-            y, p, w, n_bins=n_bins, strategy=strategy, norm=norm, debias=debias
-        )
-
+    measure = binned_error_core(
+        n_bins=n_bins, strategy=strategy, norm=norm, debias=debias
+    )
     return reduce_measure(data, reduction, measure, return_per_class=return_per_class)
 
 
@@ -364,7 +369,7 @@ def reliability_table(
     strategy="uniform",
     interval="wilson",
     confidence_level=0.95,
-    n_bootstrap=100,
+    n_bootstrap=N_BOOTSTRAP,
     random_state=None,
     reduction="auto",
 ):
@@ -391,7 +396,7 @@ def reliability_table(
         fixed; None computes none.
     confidence_level : float, default=0.95
         Level of the intervals, in (0, 1).
-    n_bootstrap : int, default=100
+    n_bootstrap : int, default=1000
         Number of resamples for ``interval="bootstrap"``.
     random_state : int, RandomState instance or None, default=None
         Seeds the resamples of ``interval="bootstrap"``. Pass an int for

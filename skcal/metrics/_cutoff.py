@@ -23,6 +23,7 @@ from skcal._reduction import (
     reduce_measure,
     resolve_reduction,
 )
+from skcal._utils._bootstrap import N_BOOTSTRAP, NullLabels
 from skcal._utils._cumulative import (
     bootstrap_margin,
     bound_margin,
@@ -163,25 +164,16 @@ def _null_statistics(data, reduction, ties, n_bootstrap, rng):
     once (``ties``) and each draw costs a cumulative sum per view. With a
     single view (``"positive"``, ``"top_label"``) its labels are independent
     Bernoulli draws with the view's probabilities, drawn in sorted order;
-    ``"classwise"`` draws whole labels from each row, so that the classes
-    are drawn jointly.
+    ``"classwise"`` draws whole labels from each row
+    (:class:`~skcal._utils._bootstrap.NullLabels`), so that the classes are
+    drawn jointly.
     """
     if len(ties) == 1:
         return null_statistics(ties[0], n_bootstrap, rng)
+    labels = NullLabels(data, reduction)
     null = np.empty(n_bootstrap)
-    n = data.y_prob.shape[0]
-    cumulative = None if data.binary else np.cumsum(data.y_prob, axis=1)
     for b in range(n_bootstrap):
-        u = rng.random_sample(n)
-        if data.binary:
-            y_true = u < data.y_prob
-        else:
-            # The class of the first cumulative probability above u; rows
-            # summing to slightly less than 1 could give n_classes.
-            y_true = np.minimum(
-                (u[:, None] >= cumulative).sum(axis=1), cumulative.shape[1] - 1
-            )
-        views = binary_views(data._replace(y_true=y_true), reduction)
+        views = labels.draw_views(rng)
         null[b] = np.mean(
             [
                 float(range_with_zero(residual_prefix_sums(t, y)))
@@ -214,7 +206,7 @@ def cutoff_calibration_test(
     tolerance,
     alpha=0.05,
     method="bound",
-    n_bootstrap=1000,
+    n_bootstrap=N_BOOTSTRAP,
     random_state=None,
     reduction="auto",
 ):

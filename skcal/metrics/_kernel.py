@@ -142,6 +142,17 @@ def _mean_full_loss(full_loss, sample_weight):
     return float(np.average(full_loss[rows], weights=sample_weight[rows]))
 
 
+def kernel_error_core(*, loss, kernel, bandwidth):
+    """The kernel calibration error of one binary view, ``measure(y, p, w)``."""
+
+    def measure(y, p, w):
+        return _kernel_estimate(
+            y, p, w, loss=loss, kernel=kernel, bandwidth=bandwidth
+        ).calibration_error
+
+    return measure
+
+
 @validate_params(
     {
         **DATA_CONSTRAINTS,
@@ -329,12 +340,11 @@ def kernel_calibration_error(
     data = check_calibration_inputs(y_true, y_prob, sample_weight, pos_label, labels)
     options = dict(loss=loss, kernel=kernel, bandwidth=bandwidth)
     if not return_sharpness:
-
-        def measure(y, p, w):
-            return _kernel_estimate(y, p, w, **options).calibration_error
-
         return reduce_measure(
-            data, reduction, measure, return_per_class=return_per_class
+            data,
+            reduction,
+            kernel_error_core(**options),
+            return_per_class=return_per_class,
         )
 
     reduction = resolve_reduction(data, reduction)

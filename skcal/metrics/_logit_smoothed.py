@@ -429,6 +429,24 @@ def _monte_carlo(y, p, w, sigma, noise, n_samples, rng):
     return float(np.abs(a1 / b - expit(u)).mean())
 
 
+def logit_smoothed_core(*, sigma, noise, method, n_samples, random_state):
+    """The LS-ECE of one binary view, ``measure(y, p, w)``.
+
+    With ``method="monte_carlo"`` the views share one random number
+    generator, seeded once.
+    """
+    rng = check_random_state(random_state) if method == "monte_carlo" else None
+
+    def measure(y, p, w):
+        if method == "monte_carlo":
+            return _monte_carlo(y, p, w, sigma, noise, n_samples, rng)
+        if noise == "gaussian":
+            return _gaussian_quadrature(y, p, w, sigma)
+        return _uniform_exact(y, p, w, sigma)
+
+    return measure
+
+
 @validate_params(
     {
         **DATA_CONSTRAINTS,
@@ -602,13 +620,11 @@ def logit_smoothed_ece(
     0.02
     """
     data = check_calibration_inputs(y_true, y_prob, sample_weight, pos_label, labels)
-    rng = check_random_state(random_state) if method == "monte_carlo" else None
-
-    def measure(y, p, w):
-        if method == "monte_carlo":
-            return _monte_carlo(y, p, w, sigma, noise, n_samples, rng)
-        if noise == "gaussian":
-            return _gaussian_quadrature(y, p, w, sigma)
-        return _uniform_exact(y, p, w, sigma)
-
+    measure = logit_smoothed_core(
+        sigma=sigma,
+        noise=noise,
+        method=method,
+        n_samples=n_samples,
+        random_state=random_state,
+    )
     return reduce_measure(data, reduction, measure, return_per_class=return_per_class)

@@ -17,13 +17,25 @@ from typing import NamedTuple
 import numpy as np
 from sklearn.metrics import brier_score_loss, log_loss
 
+from skcal._utils._cumulative import cutoff_statistic
 from skcal._validation import check_pos_label
-from skcal.metrics._binned import binned_calibration_error, expected_calibration_error
+from skcal.metrics._binned import (
+    binned_calibration_error,
+    binned_error_core,
+    expected_calibration_error,
+)
 from skcal.metrics._cutoff import cutoff_calibration_error
-from skcal.metrics._kernel import kernel_calibration_error
-from skcal.metrics._logit_smoothed import logit_smoothed_ece
-from skcal.metrics._smooth_calibration import smooth_calibration_error
-from skcal.metrics._smooth_ece import smooth_ece
+from skcal.metrics._kernel import kernel_calibration_error, kernel_error_core
+from skcal.metrics._logit_smoothed import logit_smoothed_core, logit_smoothed_ece
+from skcal.metrics._smooth_calibration import (
+    smooth_calibration_error,
+    smooth_error_core,
+)
+from skcal.metrics._smooth_ece import (
+    smooth_ece,
+    smooth_ece_core,
+    smooth_ece_replicates,
+)
 
 KINDS = ("calibration_error", "proper_score")
 
@@ -56,6 +68,18 @@ class Measure(NamedTuple):
         Whether a binary problem is passed as the probability of the
         positive class with ``pos_label`` (otherwise the whole
         ``(n_samples, 2)`` matrix).
+    core : callable or None
+        For skcal's calibration errors, ``core(**options)``: the measure of
+        one binary view, ``measure(y, p, sample_weight)``, for the options
+        of ``function`` other than the data, ``reduction`` and ``return_*``
+        (the intervals evaluate it on resamples without validating again).
+    row_losses : callable or None
+        For the proper scores, ``row_losses(data)``: each row's loss, whose
+        mean is the score (of :class:`~skcal._validation.CalibrationData`).
+    replicates : callable or None
+        A faster way to draw the replicates of one binary view,
+        ``replicates(y, p, sample_weight, **options)``, with the methods
+        ``resampled(rng, size)`` and ``relabeled(rng, size)``.
     """
 
     name: str
@@ -66,6 +90,9 @@ class Measure(NamedTuple):
     short_name: str
     module: str
     takes_positive_column: bool = True
+    core: Callable | None = None
+    row_losses: Callable | None = None
+    replicates: Callable | None = None
 
     def evaluate(
         self, y_true, y_prob, *, classes, sample_weight=None, pos_label=None, **options
@@ -73,9 +100,9 @@ class Measure(NamedTuple):
         """The measure of probabilities whose columns are ``classes``.
 
         The one place where a measure is called on a problem of any number
-        of classes, for the scorers, cross-validation and the command line:
-        ``labels`` (and for a binary problem the positive column with
-        ``pos_label``) are passed when the function takes them.
+        of classes, for the scorers, cross-validation, the intervals and the
+        command line: ``labels`` (and for a binary problem the positive
+        column with ``pos_label``) are passed when the function takes them.
 
         Parameters
         ----------
@@ -97,6 +124,29 @@ class Measure(NamedTuple):
         -------
         value : float
         """
+        y_prob, options = self.arguments(
+            y_prob,
+            classes=classes,
+            sample_weight=sample_weight,
+            pos_label=pos_label,
+            **options,
+        )
+        return float(self.function(y_true, y_prob, **options))
+
+    def arguments(
+        self, y_prob, *, classes, sample_weight=None, pos_label=None, **options
+    ):
+        """The probabilities and keywords :meth:`evaluate` passes to the function.
+
+        Returns
+        -------
+        y_prob : ndarray
+            The positive column of a binary problem (for a function that
+            takes it), the whole matrix otherwise.
+        options : dict
+            ``sample_weight``, ``labels`` and ``pos_label`` as the function
+            takes them, and the other options.
+        """
         accepted = accepted_keywords(self.function)
 
         def takes(name):
@@ -112,9 +162,32 @@ class Measure(NamedTuple):
             y_prob = y_prob[:, check_pos_label(classes, pos_label)]
             if takes("pos_label"):
                 options["pos_label"] = pos_label
-        elif pos_label is not None:
+        elif pos_label is not None and takes("pos_label"):
             options["pos_label"] = pos_label
-        return float(self.function(y_true, y_prob, **options))
+        return y_prob, options
+
+    def core_options(self, options):
+        """The options of :attr:`core`: the function's defaults, then ``options``.
+
+        The data (``sample_weight``, ``pos_label``, ``labels``),
+        ``reduction`` and the ``return_*`` switches are left out.
+        """
+        parameters = inspect.signature(self.function).parameters
+        merged = {
+            name: parameter.default
+            for name, parameter in parameters.items()
+            if parameter.kind is inspect.Parameter.KEYWORD_ONLY
+        }
+        merged.update(options)
+        return {
+            name: value
+            for name, value in merged.items()
+            if name not in _DATA_KEYWORDS and not name.startswith("return_")
+        }
+
+
+# What the intervals take from the data rather than pass to a core.
+_DATA_KEYWORDS = frozenset({"sample_weight", "pos_label", "labels", "reduction"})
 
 
 @functools.cache
@@ -147,7 +220,7 @@ def custom_measure(name, function):
     )
 
 
-def _calibration_error(function, short_name):
+def _calibration_error(function, short_name, core):
     return Measure(
         name=function.__name__,
         function=function,
@@ -156,17 +229,48 @@ def _calibration_error(function, short_name):
         kind="calibration_error",
         short_name=short_name,
         module="skcal.metrics",
+        core=core,
     )
 
 
+def _brier_rows(data):
+    """Each row's Brier loss, as :func:`sklearn.metrics.brier_score_loss` sums it.
+
+    Binary: ``(y - p)**2`` for the positive class (scikit-learn halves the
+    sum over both columns); multiclass: the sum over the classes of
+    ``(p_k - 1{y = k})**2``.
+    """
+    if data.binary:
+        return (data.y_true - data.y_prob) ** 2
+    rows = np.arange(data.y_prob.shape[0])
+    squares = np.einsum("ij,ij->i", data.y_prob, data.y_prob)
+    return squares - 2.0 * data.y_prob[rows, data.y_true] + 1.0
+
+
+def _log_loss_rows(data):
+    """Each row's log loss, clipped as :func:`sklearn.metrics.log_loss` clips."""
+    if data.binary:
+        chosen = np.where(data.y_true, data.y_prob, 1.0 - data.y_prob)
+    else:
+        chosen = data.y_prob[np.arange(data.y_prob.shape[0]), data.y_true]
+    eps = np.finfo(np.float64).eps
+    return -np.log(np.clip(chosen, eps, 1.0 - eps))
+
+
 MEASURES = (
-    _calibration_error(binned_calibration_error, "binned CE"),
-    _calibration_error(cutoff_calibration_error, "cutoff"),
-    _calibration_error(expected_calibration_error, "ECE"),
-    _calibration_error(kernel_calibration_error, "kernel CE"),
-    _calibration_error(logit_smoothed_ece, "LS-ECE"),
-    _calibration_error(smooth_calibration_error, "smooth CE"),
-    _calibration_error(smooth_ece, "SmoothECE"),
+    _calibration_error(binned_calibration_error, "binned CE", binned_error_core),
+    _calibration_error(cutoff_calibration_error, "cutoff", lambda: cutoff_statistic),
+    _calibration_error(
+        expected_calibration_error,
+        "ECE",
+        functools.partial(binned_error_core, norm="l1", debias=False),
+    ),
+    _calibration_error(kernel_calibration_error, "kernel CE", kernel_error_core),
+    _calibration_error(logit_smoothed_ece, "LS-ECE", logit_smoothed_core),
+    _calibration_error(smooth_calibration_error, "smooth CE", smooth_error_core),
+    _calibration_error(smooth_ece, "SmoothECE", smooth_ece_core)._replace(
+        replicates=smooth_ece_replicates
+    ),
     Measure(
         name="brier_score_loss",
         function=brier_score_loss,
@@ -175,6 +279,7 @@ MEASURES = (
         kind="proper_score",
         short_name="Brier",
         module="sklearn.metrics",
+        row_losses=_brier_rows,
     ),
     Measure(
         name="log_loss",
@@ -185,6 +290,7 @@ MEASURES = (
         short_name="log loss",
         module="sklearn.metrics",
         takes_positive_column=False,
+        row_losses=_log_loss_rows,
     ),
 )
 

@@ -9,6 +9,7 @@ in O(m log m) for m distinct predictions (see the Notes of
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+import functools
 import heapq
 import math
 from numbers import Integral
@@ -99,6 +100,11 @@ def _smooth_core(y, p, sample_weight, *, method, n_grid):
     occupied = np.bincount(cells, minlength=n_grid) > 0
     centres = (np.flatnonzero(occupied) + 0.5) / n_grid
     return float(_lipschitz_dual(centres, np.cumsum(sums[occupied])))
+
+
+def smooth_error_core(*, method, n_grid):
+    """The smooth calibration error of one binary view, ``measure(y, p, w)``."""
+    return functools.partial(_smooth_core, method=method, n_grid=n_grid)
 
 
 @validate_params(
@@ -262,8 +268,5 @@ def smooth_calibration_error(
     0.125
     """
     data = check_calibration_inputs(y_true, y_prob, sample_weight, pos_label, labels)
-
-    def measure(y, p, w):
-        return _smooth_core(y, p, w, method=method, n_grid=n_grid)
-
+    measure = smooth_error_core(method=method, n_grid=n_grid)
     return reduce_measure(data, reduction, measure, return_per_class=return_per_class)

@@ -18,8 +18,15 @@ from skcal._reduction import (
     reduce_measure,
     resolve_reduction,
 )
-from skcal._utils._bootstrap import Atoms, bias_corrected_interval, percentile_band
+from skcal._utils._bootstrap import (
+    Atoms,
+    batch_size,
+    calibration_error_interval,
+    draw_replicates,
+    percentile_band,
+)
 from skcal._utils._grid import CHANNELS, grid_cells, linear_binning
+from skcal._utils._progress import VERBOSE_CONSTRAINT, Progress
 from skcal._validation import DATA_CONSTRAINTS, check_calibration_inputs
 
 # The smallest bandwidth (and tolerance) the grid resolves: a bandwidth of
@@ -42,6 +49,9 @@ _CURVE_COEFFICIENTS = 4.0
 # of the curve: 64 per bandwidth, which bounds the binning error by
 # 0.242 / 64**2 < 6e-5 of the mean absolute residual (the measure uses 128).
 _BOOTSTRAP_NODES_PER_SIGMA = 32
+
+# exp(-(pi k sigma)**2 / 2) < exp(-40) beyond k = _NEGLIGIBLE_K / sigma.
+_NEGLIGIBLE_K = math.sqrt(80.0) / math.pi
 
 # Where the smoothed density falls below this fraction of its maximum, the
 # kernel regression of the outcomes is a ratio of rounding errors: NaN.
@@ -77,14 +87,19 @@ class _ReflectedGaussianSmoother:
     transforms back: O(M log M) per bandwidth. The images at all reflections
     are included exactly and a mass at 0 or 1 keeps its full weight.
 
+    A smoother may hold a batch of samples (leading dimensions of
+    ``masses``), e.g. bootstrap resamples: each is smoothed at its own
+    bandwidth and the fixed points are searched together, one transform of
+    the whole batch per step.
+
     Parameters
     ----------
-    masses : ndarray of shape (len(channels), n_intervals + 1)
+    masses : ndarray of shape (*batch, len(channels), n_intervals + 1)
         Values binned onto the grid (modified in place), e.g. by
         :func:`skcal._utils._grid.linear_binning`.
     n_intervals : int
         The number of grid intervals.
-    total_weight : float
+    total_weight : float or ndarray of shape batch
         The total weight of the samples.
     channels : tuple of {"residual", "weight", "outcome"}
         The binned values, in the order of the rows of ``masses``.
@@ -93,10 +108,10 @@ class _ReflectedGaussianSmoother:
     def __init__(self, masses, n_intervals, total_weight, channels):
         self.n_intervals = n_intervals
         self.channels = channels
-        self.total_weight = float(total_weight)
+        self.total_weight = np.asarray(total_weight, dtype=np.float64)
         # Coefficients a_k = sum_j m_j cos(pi k j / M); the DCT-I counts the two
         # end nodes once and the others twice, hence the doubled ends.
-        masses[:, [0, -1]] *= 2.0
+        masses[..., [0, -1]] *= 2.0
         self.coef = fft.dct(masses, type=1, axis=-1) / 2.0
 
     @classmethod
@@ -116,39 +131,48 @@ class _ReflectedGaussianSmoother:
         ----------
         channel : str
             One of the binned channels.
-        sigma : float
-            The bandwidth.
+        sigma : float or ndarray of shape batch
+            The bandwidth (of each sample of the batch).
         n_intervals : int, default=None
             The evaluation grid has nodes ``a / n_intervals``; by default the
-            grid that resolves ``sigma``.
+            grid that resolves the smallest ``sigma``.
 
         Returns
         -------
-        values : ndarray of shape (n_intervals + 1,)
+        values : ndarray of shape (*batch, n_intervals + 1)
         """
+        sigma = np.asarray(sigma, dtype=np.float64)
         if n_intervals is None:
-            n_intervals = min(_n_intervals(sigma), self.n_intervals)
-        coef = self.coef[self.channels.index(channel)]
-        n_kept = min(n_intervals, self.n_intervals) + 1
-        spectrum = np.zeros(n_intervals + 1)
+            n_intervals = min(_n_intervals(float(sigma.min())), self.n_intervals)
+        coef = self.coef[..., self.channels.index(channel), :]
         # Coefficients beyond the binning grid carry a factor below
-        # exp(-(pi * 128)**2 / 2): zero in float64.
-        spectrum[:n_kept] = coef[:n_kept]
+        # exp(-(pi * 128)**2 / 2), and those beyond _NEGLIGIBLE_K / sigma one
+        # below exp(-40): zero against the first one in float64.
+        n_kept = (
+            min(
+                n_intervals,
+                self.n_intervals,
+                math.ceil(_NEGLIGIBLE_K / max(float(sigma.min()), 1e-300)),
+            )
+            + 1
+        )
+        spectrum = np.zeros((*coef.shape[:-1], n_intervals + 1))
+        spectrum[..., :n_kept] = coef[..., :n_kept]
         # The constant term is kept apart so that sigma = inf gives the limit.
         k = np.arange(1, n_kept, dtype=np.float64)
-        spectrum[1:n_kept] *= np.exp(-0.5 * (np.pi * sigma * k) ** 2)
+        spectrum[..., 1:n_kept] *= np.exp(-0.5 * (np.pi * sigma[..., None] * k) ** 2)
         # The DCT-I, x_0 + (-1)^a x_M + 2 sum_{0<k<M} x_k cos(pi k a / M), counts
         # the last coefficient once where the series counts it twice.
-        spectrum[-1] *= 2.0
-        return fft.dct(spectrum, type=1)
+        spectrum[..., -1] *= 2.0
+        return fft.dct(spectrum, type=1, axis=-1)
 
     def error_at(self, sigma):
         """smECE at bandwidth ``sigma``: the L1 norm of the smoothed residual."""
         values = self.smooth("residual", sigma)
         # At most 1 in exact arithmetic; rounding may add an ulp or two.
-        return min(_abs_integral(values) / self.total_weight, 1.0)
+        return np.minimum(_abs_integral(values) / self.total_weight, 1.0)
 
-    def fixed_point(self, eps):
+    def fixed_point(self, eps, guess=None):
         """The bandwidth equal to the smECE at that bandwidth, within ``eps``.
 
         Bisection of ``g(s) = smECE_s - s``, decreasing, on ``[eps, 1]`` until
@@ -157,26 +181,40 @@ class _ReflectedGaussianSmoother:
         never moved is evaluated last: when ``g(eps) <= 0`` the fixed point
         lies in ``[smECE_eps, eps]`` and ``smECE_eps`` is returned, and when
         ``g(1) >= 0`` it is 1.
+
+        With a ``guess`` (the fixed point of the data a batch resamples),
+        the search starts from ``[guess / 2, 2 guess]`` where ``g`` changes
+        sign there, and from the part of ``[eps, 1]`` beyond it otherwise.
         """
-        lo, hi = eps, 1.0
-        g_lo = g_hi = None
-        while hi - lo > eps:
+        shape = self.total_weight.shape
+        lo, hi = np.full(shape, float(eps)), np.ones(shape)
+        g_lo, g_hi = np.full(shape, np.nan), np.full(shape, np.nan)
+        if guess is not None:
+            for end in (max(eps, 0.5 * guess), min(1.0, 2.0 * guess)):
+                g_end = self.error_at(np.full(shape, end)) - end
+                above = (g_end >= 0.0) & (lo < end)
+                lo, g_lo = np.where(above, end, lo), np.where(above, g_end, g_lo)
+                below = (g_end < 0.0) & (hi > end)
+                hi, g_hi = np.where(below, end, hi), np.where(below, g_end, g_hi)
+        while (hi - lo).max() > eps:
             mid = 0.5 * (lo + hi)
             g_mid = self.error_at(mid) - mid
-            if g_mid < 0.0:
-                hi, g_hi = mid, g_mid
-            else:
-                lo, g_lo = mid, g_mid
-        if g_lo is None:
+            below = g_mid < 0.0
+            hi, g_hi = np.where(below, mid, hi), np.where(below, g_mid, g_hi)
+            lo, g_lo = np.where(below, lo, mid), np.where(below, g_lo, g_mid)
+        result = np.full(shape, np.nan)
+        unset_lo, unset_hi = np.isnan(g_lo), np.isnan(g_hi)
+        if unset_lo.any():
             error = self.error_at(lo)
-            if error <= lo:
-                return error
-            g_lo = error - lo
-        if g_hi is None:
-            g_hi = self.error_at(hi) - hi
-            if g_hi >= 0.0:
-                return hi
-        return lo + (hi - lo) * g_lo / (g_lo - g_hi)
+            np.copyto(result, error, where=unset_lo & (error <= lo))
+            g_lo = np.where(unset_lo, error - lo, g_lo)
+        if unset_hi.any():
+            g_one = self.error_at(hi) - hi
+            np.copyto(result, hi, where=unset_hi & (g_one >= 0.0) & np.isnan(result))
+            g_hi = np.where(unset_hi, g_one, g_hi)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            chord = lo + (hi - lo) * g_lo / (g_lo - g_hi)
+        return np.where(np.isnan(result), chord, result)
 
 
 def _abs_integral(values):
@@ -184,24 +222,30 @@ def _abs_integral(values):
 
     On an interval where the values change sign, the integral of ``|L|`` is
     ``(a**2 + b**2) / (2 (|a| + |b|))`` times its width, not the trapezoid.
+    Along the last axis.
     """
-    a, b = values[:-1], values[1:]
-    abs_a, abs_b = np.abs(a), np.abs(b)
-    total = abs_a + abs_b
-    crossing = (a * b) < 0.0
-    pieces = 0.5 * total
-    pieces[crossing] = (a[crossing] ** 2 + b[crossing] ** 2) / (2.0 * total[crossing])
-    return float(pieces.sum()) / (values.shape[0] - 1)
+    a, b = values[..., :-1], values[..., 1:]
+    total = np.abs(a) + np.abs(b)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        crossing_piece = (a * a + b * b) / (2.0 * total)
+    pieces = np.where(a * b < 0.0, crossing_piece, 0.5 * total)
+    return pieces.sum(axis=-1) / (values.shape[-1] - 1)
 
 
-def _bandwidth(smoother, sigma, eps):
+def _scalar(x):
+    """A float for a 0-d array, the array otherwise."""
+    x = np.asarray(x)
+    return float(x) if x.ndim == 0 else x
+
+
+def _bandwidth(smoother, sigma, eps, guess=None):
     """The fixed-point bandwidth and its value, or a given bandwidth and smECE."""
     if isinstance(sigma, str):  # "auto"
-        estimate = smoother.fixed_point(eps)
+        estimate = smoother.fixed_point(eps, guess)
         # Below the floor, the error was evaluated at eps: that is the
         # bandwidth used (a curve at a smaller one would need a huge grid).
-        return max(estimate, eps), estimate
-    return float(sigma), smoother.error_at(sigma)
+        return _scalar(np.maximum(estimate, eps)), _scalar(estimate)
+    return float(sigma), _scalar(smoother.error_at(sigma))
 
 
 def _curve_at(smoother, sigma, n_points):
@@ -209,18 +253,19 @@ def _curve_at(smoother, sigma, n_points):
 
     The cosine series is summed exactly at the grid points by one DCT-I over
     a grid of at least ``4 / sigma`` intervals that contains them. The rate
-    is NaN where the density is below ``_DENSITY_RTOL`` of its maximum.
+    is NaN where the density is below ``_DENSITY_RTOL`` of its maximum (of
+    each sample of a batch).
     """
     needed = math.ceil(_CURVE_COEFFICIENTS / sigma)
     step = math.ceil(needed / (n_points - 1))
     n_intervals = (n_points - 1) * step
-    weight = smoother.smooth("weight", sigma, n_intervals)[::step]
-    outcome = smoother.smooth("outcome", sigma, n_intervals)[::step]
+    weight = smoother.smooth("weight", sigma, n_intervals)[..., ::step]
+    outcome = smoother.smooth("outcome", sigma, n_intervals)[..., ::step]
     np.maximum(weight, 0.0, out=weight)
-    curve = np.full(n_points, np.nan)
-    enough = weight > _DENSITY_RTOL * weight.max()
+    curve = np.full(weight.shape, np.nan)
+    enough = weight > _DENSITY_RTOL * weight.max(axis=-1, keepdims=True)
     curve[enough] = np.clip(outcome[enough] / weight[enough], 0.0, 1.0)
-    return curve, weight / smoother.total_weight
+    return curve, weight / smoother.total_weight[..., None]
 
 
 def _resampling_map(y, p, sample_weight, n_intervals):
@@ -264,38 +309,137 @@ def _resampling_map(y, p, sample_weight, n_intervals):
     return atoms, to_grid
 
 
-def _bootstrap_replicates(
-    y, p, sample_weight, *, sigma, bandwidth, eps, n_points, n_bootstrap, rng
-):
-    """Bootstrap replicates of the smooth curve and of its SmoothECE.
+class SmoothEceReplicates:
+    """The SmoothECE of one view on bootstrap resamples and calibrated draws.
 
-    Each replicate resamples the rows (``n`` draws with replacement) and
-    recomputes the curve at the full data's bandwidth ``bandwidth``, on the
-    same grid, and the SmoothECE (its own fixed point when ``sigma="auto"``).
-    See the Notes of :func:`smooth_reliability_curve`.
+    A resample draws the rows with replacement as multinomial counts of
+    atoms (rows of equal grid cell, outcome and weight) and maps them to
+    grid masses linearly; a calibrated draw replaces the outcomes by
+    Bernoulli draws with the predictions as probabilities, binned by the
+    same linear map of the rows. Both are binned on a grid of 64 nodes per
+    ``bandwidth`` (the full data's), coarser than the measure's own, and
+    find their own fixed points on it, a batch at a time (see the Notes of
+    :func:`smooth_reliability_curve`).
 
-    Returns
-    -------
-    curves : ndarray of shape (n_bootstrap, n_points)
-        NaN where a replicate has no density.
-    values : ndarray of shape (n_bootstrap,)
-        NaN for a replicate of zero weight.
+    Parameters
+    ----------
+    y, p, sample_weight : ndarray of shape (n_samples,)
+        One binary view (``sample_weight`` may be None).
+    sigma : "auto" or float
+        As in :func:`smooth_ece`.
+    eps : float
+        As in :func:`smooth_ece`.
+    bandwidth : float
+        The bandwidth of the full data, which sizes the grid (and at which
+        the curves of :meth:`resampled` are drawn).
     """
-    needed = math.ceil(_BOOTSTRAP_NODES_PER_SIGMA / (0.5 * bandwidth))
-    n_intervals = fft.next_fast_len(max(needed, _MIN_NODES))
-    atoms, to_grid = _resampling_map(y, p, sample_weight, n_intervals)
-    curves = np.full((n_bootstrap, n_points), np.nan)
-    values = np.full(n_bootstrap, np.nan)
-    for b in range(n_bootstrap):
-        weight = atoms.resample(rng)
-        total = weight.sum()
-        if not total > 0:
-            continue  # only rows of zero weight were drawn
-        masses = (to_grid @ weight).reshape(3, n_intervals + 1)
-        smoother = _ReflectedGaussianSmoother(masses, n_intervals, total, CHANNELS)
-        values[b] = _bandwidth(smoother, sigma, eps)[1]
-        curves[b] = _curve_at(smoother, bandwidth, n_points)[0]
-    return curves, values
+
+    def __init__(self, y, p, sample_weight, *, sigma, eps, bandwidth):
+        needed = math.ceil(_BOOTSTRAP_NODES_PER_SIGMA / (0.5 * bandwidth))
+        self.n_intervals = fft.next_fast_len(max(needed, _MIN_NODES))
+        self.atoms, self.to_grid = _resampling_map(
+            y, p, sample_weight, self.n_intervals
+        )
+        self.p = p
+        self.sigma, self.eps, self.bandwidth = sigma, eps, bandwidth
+        # Calibrated draws: each row's outcome weight goes to the two nodes
+        # around it; the residual and weight channels of the predictions
+        # themselves do not change between draws.
+        n, size = p.shape[0], self.n_intervals + 1
+        w = np.ones(n) if sample_weight is None else sample_weight
+        self.total = float(w.sum())
+        cell, offset = grid_cells(p, self.n_intervals)
+        rows = np.concatenate([cell, cell + 1])
+        values = np.concatenate([w * (1.0 - offset), w * offset])
+        columns = np.tile(np.arange(n), 2)
+        inside = rows < size  # a prediction of 1 has nothing above it
+        self.row_to_grid = sparse.csr_matrix(
+            (values[inside], (rows[inside], columns[inside])), shape=(size, n)
+        )
+        self.prediction_masses = linear_binning(
+            p,
+            np.zeros(n, dtype=np.uint8),
+            sample_weight,
+            self.n_intervals,
+            ("residual", "weight"),
+        )
+
+    def _values(self, masses, totals):
+        """The SmoothECE of each sample of a batch, and its smoother."""
+        smoother = _ReflectedGaussianSmoother(
+            masses, self.n_intervals, totals, CHANNELS
+        )
+        value = _bandwidth(smoother, self.sigma, self.eps, guess=self.bandwidth)[1]
+        return np.atleast_1d(value), smoother
+
+    def resampled(self, rng, size, n_points=None):
+        """The SmoothECE of ``size`` resamples (NaN for one of zero weight).
+
+        With ``n_points``, also their smoothed event rates at ``bandwidth``
+        on ``linspace(0, 1, n_points)`` (NaN where there is no density).
+
+        Returns
+        -------
+        values : ndarray of shape (size,)
+        curves : ndarray of shape (size, n_points), only with ``n_points``
+        """
+        weights = np.stack([self.atoms.resample(rng) for _ in range(size)])
+        masses = (self.to_grid @ weights.T).T.reshape(size, 3, self.n_intervals + 1)
+        totals = weights.sum(axis=1)
+        empty = ~(totals > 0)
+        totals[empty] = 1.0  # only rows of zero weight were drawn
+        values, smoother = self._values(masses, totals)
+        values[empty] = np.nan
+        if n_points is None:
+            return values
+        curves = _curve_at(smoother, self.bandwidth, n_points)[0]
+        curves[empty] = np.nan
+        return values, curves
+
+    def relabeled(self, rng, size):
+        """The SmoothECE of ``size`` draws of outcomes from the predictions.
+
+        Returns
+        -------
+        values : ndarray of shape (size,)
+        """
+        n = self.p.shape[0]
+        outcomes = (rng.random_sample((size, n)) < self.p).astype(np.float64)
+        outcome = (self.row_to_grid @ outcomes.T).T
+        masses = np.empty((size, 3, self.n_intervals + 1))
+        masses[:, 0] = self.prediction_masses[0] - outcome
+        masses[:, 1] = self.prediction_masses[1]
+        masses[:, 2] = outcome
+        return self._values(masses, np.full(size, self.total))[0]
+
+
+def smooth_ece_replicates(y, p, sample_weight, *, sigma, eps):
+    """:class:`SmoothEceReplicates` of one view, at the view's own bandwidth."""
+    smoother = _ReflectedGaussianSmoother.from_samples(
+        p, y, sample_weight, eps if isinstance(sigma, str) else sigma, ("residual",)
+    )
+    bandwidth = _bandwidth(smoother, sigma, eps)[0]
+    return SmoothEceReplicates(
+        y, p, sample_weight, sigma=sigma, eps=eps, bandwidth=bandwidth
+    )
+
+
+def smooth_ece_core(*, sigma, eps, bandwidths=None):
+    """The SmoothECE of one binary view, ``measure(y, p, w)``.
+
+    The bandwidth of each call is appended to ``bandwidths`` when given.
+    """
+
+    def measure(y, p, w):
+        smoother = _ReflectedGaussianSmoother.from_samples(
+            p, y, w, eps if isinstance(sigma, str) else sigma, ("residual",)
+        )
+        used, value = _bandwidth(smoother, sigma, eps)
+        if bandwidths is not None:
+            bandwidths.append(used)
+        return value
+
+    return measure
 
 
 @validate_params(
@@ -452,20 +596,41 @@ def smooth_ece(
     """
     data = check_calibration_inputs(y_true, y_prob, sample_weight, pos_label, labels)
     bandwidths = []
-
-    def measure(y, p, w):
-        smoother = _ReflectedGaussianSmoother.from_samples(
-            p, y, w, eps if isinstance(sigma, str) else sigma, ("residual",)
-        )
-        used, value = _bandwidth(smoother, sigma, eps)
-        bandwidths.append(used)
-        return value
-
+    measure = smooth_ece_core(sigma=sigma, eps=eps, bandwidths=bandwidths)
     value = reduce_measure(data, reduction, measure, return_per_class=return_per_class)
     if not return_sigma:
         return value
     bandwidths = np.array(bandwidths, dtype=np.float64)
     return value, (bandwidths if return_per_class else float(bandwidths.mean()))
+
+
+def _band_and_interval(
+    replicates, curve, *, n_bootstrap, confidence_level, rng, verbose
+):
+    """The band of a curve and the interval of its SmoothECE, from replicates."""
+    n, n_points = replicates.p.shape[0], curve.grid.shape[0]
+    with Progress(
+        2 * n_bootstrap, f"SmoothECE: {n_bootstrap} resamples of {n} rows", verbose
+    ) as progress:
+        resampled, null = draw_replicates(
+            lambda rng, size: replicates.resampled(rng, size, n_points),
+            replicates.relabeled,
+            n_bootstrap,
+            rng,
+            progress,
+            batch=batch_size(n),
+        )
+    values = np.concatenate([v for v, _ in resampled])
+    low, high = percentile_band(
+        np.concatenate([c for _, c in resampled]), confidence_level
+    )
+    undefined = np.isnan(curve.calibration)
+    low[undefined] = np.nan
+    high[undefined] = np.nan
+    interval = calibration_error_interval(
+        curve.smooth_ece, values, null, confidence_level
+    )
+    return {"band_low": low, "band_high": high, "smooth_ece_interval": interval}
 
 
 @validate_params(
@@ -476,6 +641,7 @@ def smooth_ece(
         "confidence_level": [Interval(Real, 0, 1, closed="neither")],
         "random_state": ["random_state"],
         "reduction": [StrOptions({"auto", "positive", "top_label"})],
+        "verbose": VERBOSE_CONSTRAINT,
     },
     prefer_skip_nested_validation=True,
 )
@@ -494,6 +660,7 @@ def smooth_reliability_curve(
     confidence_level=0.95,
     random_state=None,
     reduction="auto",
+    verbose="auto",
 ):
     r"""Smooth reliability curve: kernel regression of the outcomes.
 
@@ -522,7 +689,10 @@ def smooth_reliability_curve(
         Number of equally spaced points of the grid on [0, 1].
     n_bootstrap : int, default=0
         Number of bootstrap resamples of the rows for the band of the curve
-        and the interval of the SmoothECE (see Notes); 0 computes neither.
+        and the interval of the SmoothECE, and of outcome sets drawn from
+        the predictions for the interval (see Notes); 0 computes neither.
+        :class:`~skcal.plotting.SmoothReliabilityDisplay` asks for 1000,
+        the default of every interval.
     confidence_level : float, default=0.95
         Level of the band and of the interval, in (0, 1).
     random_state : int, RandomState instance or None, default=None
@@ -534,6 +704,7 @@ def smooth_reliability_curve(
         ``"positive"`` for binary problems and ``"top_label"`` otherwise.
         For a one-vs-rest curve of a class, use ``reduction="positive"``
         with that class as ``pos_label``.
+    %(verbose)s
 
     Returns
     -------
@@ -554,9 +725,9 @@ def smooth_reliability_curve(
         - ``band_low``, ``band_high``: ndarray of shape (n_points,), the
           pointwise percentile band of the bootstrap curves (NaN where the
           curve is NaN), or None when ``n_bootstrap=0``;
-        - ``smooth_ece_interval``: tuple of two floats, the bias-corrected
-          bootstrap percentile interval of ``smooth_ece``, or None when
-          ``n_bootstrap=0``.
+        - ``smooth_ece_interval``: tuple of two floats, the confidence
+          interval of the population SmoothECE (the rule of
+          :func:`confidence_interval`), or None when ``n_bootstrap=0``.
 
     See Also
     --------
@@ -585,24 +756,27 @@ def smooth_reliability_curve(
 
     *Band.* Each of ``n_bootstrap`` replicates resamples the rows with
     replacement and recomputes :math:`\hat y` at the full data's bandwidth on
-    the same grid, and the SmoothECE (its own fixed point); the band and
-    the interval are pointwise percentiles at ``confidence_level``. The
-    band shows the **sensitivity of the curve under resampling, not a
-    confidence interval for the true curve** [1]_: the kernel regression is
-    biased at any fixed bandwidth, and the band says nothing of that bias;
-    it need not contain the curve where predictions are rare. The interval
-    of the SmoothECE is Efron's bias-corrected percentile interval, because
-    resampling inflates a calibration error (plain percentiles would lie
-    above the estimate); it describes the estimate's variability, not the
-    population value. A replicate is drawn as multinomial counts of groups
-    of rows that share an outcome, a weight and a cell of a grid of width at
-    most :math:`\sigma/64` (the rows of a cell get the cell's mean
-    position, which moves the smoothed values by less than the binning
-    error bound of :func:`smooth_ece` at 64 nodes per bandwidth,
-    :math:`0.242/64^2` relative), so once the rows are grouped its cost does
-    not grow with their number: about a second for a million unweighted
-    rows and 100 replicates. With many distinct weights every row is its own
-    group and a replicate costs O(n).
+    the same grid; the band is their pointwise percentiles at
+    ``confidence_level``. It is an interval for the **kernel-smoothed
+    population curve at that bandwidth** (the ratio of the smoothed
+    population event rate to the smoothed density), not for the true
+    calibration function, from which the smoothing may differ where it
+    bends; where the predictions are too sparse for a ratio it is NaN like
+    the curve.
+
+    *Interval.* The interval of the SmoothECE is that of
+    :func:`confidence_interval` for a calibration error: its upper end is
+    the percentile of the replicates' SmoothECE (each at its own fixed
+    point), its lower end the estimate minus the same percentile of the
+    SmoothECE of outcomes drawn from the predictions (as many draws); it
+    contains 0 exactly when the data are consistent with a calibrated
+    model. A replicate is drawn as multinomial counts of groups of rows
+    that share an outcome, a weight and a cell of a grid of width at most
+    :math:`\sigma/64` (the rows of a cell get the cell's mean position,
+    which moves the smoothed values by less than the binning error bound
+    of :func:`smooth_ece` at 64 nodes per bandwidth, :math:`0.242/64^2`
+    relative); a calibrated draw costs one pass over the rows. Replicates
+    are drawn in batches whose fixed points are searched together.
 
     References
     ----------
@@ -640,25 +814,15 @@ def smooth_reliability_curve(
         smooth_ece_interval=None,
     )
     if n_bootstrap:
-        curves, values = _bootstrap_replicates(
-            y,
-            p,
-            w,
-            sigma=sigma,
-            bandwidth=used,
-            eps=eps,
-            n_points=n_points,
-            n_bootstrap=n_bootstrap,
-            rng=check_random_state(random_state),
-        )
-        low, high = percentile_band(curves, confidence_level)
-        low[np.isnan(calibration)] = np.nan
-        high[np.isnan(calibration)] = np.nan
+        replicates = SmoothEceReplicates(y, p, w, sigma=sigma, eps=eps, bandwidth=used)
         result.update(
-            band_low=low,
-            band_high=high,
-            smooth_ece_interval=bias_corrected_interval(
-                values, value, confidence_level
-            ),
+            _band_and_interval(
+                replicates,
+                result,
+                n_bootstrap=n_bootstrap,
+                confidence_level=confidence_level,
+                rng=check_random_state(random_state),
+                verbose=verbose,
+            )
         )
     return result

@@ -19,14 +19,17 @@ from sklearn.model_selection import check_cv, cross_val_predict
 from sklearn.utils import check_random_state, indexable
 from sklearn.utils.validation import has_fit_parameter
 
+from skcal._docstrings import fill_doc
 from skcal._param_validation import HasMethods, Interval, validate_params
-from skcal._utils._bootstrap import bootstrap_intervals
+from skcal._utils._bootstrap import N_BOOTSTRAP
+from skcal._utils._progress import VERBOSE_CONSTRAINT
 from skcal._utils._scaling import normalized_weights
 from skcal._validation import (
     check_partition,
     check_recalibration_target,
     check_sample_weight,
 )
+from skcal.metrics._interval import measure_intervals
 from skcal.metrics._registry import MEASURES_BY_NAME, custom_measure
 
 # A calibration error alone rewards the mean-replacement baseline; the
@@ -115,12 +118,6 @@ class _Pooled:
             weights = None if self.sample_weight is None else self.sample_weight[rows]
         return self.measures[name].evaluate(
             y, y_prob, classes=self.classes, sample_weight=weights
-        )
-
-    def resampled(self, name, weights):
-        """The measure ``name`` of all rows with the weights of a resample."""
-        return self.measures[name].evaluate(
-            self.y, self.y_prob, classes=self.classes, sample_weight=weights
         )
 
 
@@ -265,9 +262,11 @@ class CrossValCalibration:
         "confidence_level": [Interval(Real, 0, 1, closed="neither")],
         "n_jobs": [Integral, None],
         "random_state": ["random_state"],
+        "verbose": VERBOSE_CONSTRAINT,
     },
     prefer_skip_nested_validation=False,
 )
+@fill_doc
 def cross_val_calibration(
     estimator,
     X,
@@ -276,20 +275,19 @@ def cross_val_calibration(
     sample_weight=None,
     cv=5,
     metrics=DEFAULT_METRICS,
-    n_bootstrap=1000,
+    n_bootstrap=N_BOOTSTRAP,
     confidence_level=0.95,
     n_jobs=None,
     random_state=None,
+    verbose="auto",
 ):
     r"""Measure calibration under cross-validation, on pooled out-of-fold predictions.
 
     The estimator is fitted on the training part of each fold and predicts
     probabilities for the held-out part; the out-of-fold predictions of all
-    folds are pooled, and each measure is computed once on the pool. Its
-    interval is the percentile interval of the measure over ``n_bootstrap``
-    resamples of the pool (rows drawn with replacement, as multinomial
-    weights), with Efron's bias correction (see Notes). The value of each
-    fold is reported beside it.
+    folds are pooled, and each measure is computed once on the pool, with
+    the confidence interval of :func:`skcal.metrics.confidence_interval`
+    (see Notes). The value of each fold is reported beside it.
 
     Calibration errors are not additive over folds: the mean of per-fold
     errors overstates the error (each fold is a small sample, whose
@@ -322,7 +320,9 @@ def cross_val_calibration(
         and scikit-learn's two proper scores), or callables ``f(y_true,
         y_prob, *, sample_weight, labels)``; a dict names them.
     n_bootstrap : int, default=1000
-        Number of bootstrap resamples of the pool; 0 gives no interval.
+        Number of bootstrap resamples of the pool (and, for a calibration
+        error, of outcome sets drawn from the pooled predictions); 0 gives
+        no interval.
     confidence_level : float, default=0.95
         The level of the intervals.
     n_jobs : int or None, default=None
@@ -330,6 +330,7 @@ def cross_val_calibration(
     random_state : int, RandomState instance or None, default=None
         Seeds the bootstrap. Pass an int for reproducible output across
         multiple function calls.
+    %(verbose)s
 
     Returns
     -------
@@ -345,16 +346,17 @@ def cross_val_calibration(
 
     Notes
     -----
-    The interval is the bias-corrected percentile bootstrap interval: the
-    percentiles :math:`\Phi(2 z_0 \pm z_{1-\alpha/2})` of the resampled
-    values, with :math:`z_0 = \Phi^{-1}` of the fraction of resampled values
-    below the estimate. Binned and smoothed calibration errors are biased
-    upwards on finite samples, and more on resamples (which repeat rows):
-    without the correction the interval would sit above the estimate. It
-    describes the variability of the estimate, not the population value: a
-    calibrated model's interval need not contain 0. Each resample costs one
-    evaluation of every measure; ``smooth_ece`` and ``logit_smoothed_ece``
-    take tens of milliseconds each, so lower ``n_bootstrap`` for quick looks.
+    The intervals are those of :func:`skcal.metrics.confidence_interval`: a
+    calibration error's upper end is the bootstrap percentile, its lower
+    end the estimate minus the same percentile of the measure on outcomes
+    drawn from the pooled predictions (0 when the pool is consistent with a
+    calibrated model); a proper score's interval is the bootstrap
+    percentile interval. Their coverage of the population value has been
+    measured by simulation. They describe the pooled predictions as a
+    sample, the fitted models held fixed: the spread from refitting on
+    other training sets is not in them. Each resample costs one evaluation
+    of every measure; ``logit_smoothed_ece`` takes milliseconds per
+    evaluation, so lower ``n_bootstrap`` for quick looks.
 
     Examples
     --------
@@ -388,14 +390,14 @@ def cross_val_calibration(
     }
     intervals = dict.fromkeys(resolved, (np.nan, np.nan))
     if n_bootstrap:
-        intervals = bootstrap_intervals(
-            pooled.resampled,
+        intervals = measure_intervals(
+            resolved,
+            (y, y_prob, classes, scaled, None),
             value,
-            y.shape[0],
-            n_bootstrap,
-            confidence_level,
-            check_random_state(random_state),
-            scaled,
+            n_bootstrap=n_bootstrap,
+            confidence_level=confidence_level,
+            rng=check_random_state(random_state),
+            verbose=verbose,
         )
     ci_low = {name: low for name, (low, _) in intervals.items()}
     ci_high = {name: high for name, (_, high) in intervals.items()}

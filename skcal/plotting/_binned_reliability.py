@@ -9,6 +9,7 @@ from skcal._param_validation import (
     parameter_constraints,
     validate_params,
 )
+from skcal._utils._bootstrap import N_BOOTSTRAP
 from skcal.metrics import expected_calibration_error, reliability_table
 from skcal.plotting._base import (
     PLOT_CONSTRAINTS,
@@ -40,7 +41,7 @@ interval : {"wilson", "bootstrap"} or None, default="wilson"
 confidence_level : float, default=0.95
     Level of the intervals.""",
     "n_bootstrap": """\
-n_bootstrap : int, default=100
+n_bootstrap : int, default=1000
     Number of resamples of the rows for ``interval="bootstrap"``.""",
     "random_state": """\
 random_state : int, RandomState instance or None, default=None
@@ -251,7 +252,7 @@ class BinnedReliabilityDisplay(ReliabilityDiagram):
         strategy="uniform",
         interval="wilson",
         confidence_level=0.95,
-        n_bootstrap=100,
+        n_bootstrap=N_BOOTSTRAP,
         random_state=None,
         name=None,
         ax=None,

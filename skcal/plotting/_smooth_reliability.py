@@ -9,6 +9,7 @@ from skcal._param_validation import (
     parameter_constraints,
     validate_params,
 )
+from skcal._utils._bootstrap import N_BOOTSTRAP
 from skcal.metrics import smooth_reliability_curve
 from skcal.plotting._base import (
     PLOT_CONSTRAINTS,
@@ -49,7 +50,7 @@ sigma : "auto" or float, default="auto"
 n_points : int, default=201
     Number of points of the curve's grid on [0, 1].""",
     "n_bootstrap": """\
-n_bootstrap : int, default=100
+n_bootstrap : int, default=1000
     Number of bootstrap resamples of the rows for the band of the curve
     and the interval of its SmoothECE; 0 draws no band.""",
     "confidence_level": """\
@@ -110,7 +111,8 @@ class SmoothReliabilityDisplay(ReliabilityDiagram):
     band_low, band_high : ndarray of shape (n_points,), default=None
         The pointwise percentile band of the bootstrap curves, or None.
     smooth_ece_interval : tuple of float, default=None
-        The bias-corrected bootstrap interval of ``smooth_ece``, or None.
+        The confidence interval of the population SmoothECE (see
+        :func:`~skcal.metrics.confidence_interval`), or None.
     reduction : {"positive", "top_label", "classwise"}, default="positive"
         The binary view the arrays describe.
     classes : ndarray of shape (n_classes,), default=None
@@ -333,9 +335,10 @@ class SmoothReliabilityDisplay(ReliabilityDiagram):
         sigma="auto",
         eps=1e-3,
         n_points=201,
-        n_bootstrap=100,
+        n_bootstrap=N_BOOTSTRAP,
         confidence_level=0.95,
         random_state=None,
+        verbose="auto",
         name=None,
         ax=None,
         ref_line=True,
@@ -363,6 +366,7 @@ class SmoothReliabilityDisplay(ReliabilityDiagram):
         %(n_bootstrap)s
         %(confidence_level)s
         %(random_state)s
+        %(verbose)s
         %(name)s
         %(ax)s
         %(ref_line)s
@@ -388,6 +392,7 @@ class SmoothReliabilityDisplay(ReliabilityDiagram):
                 n_bootstrap=n_bootstrap,
                 confidence_level=confidence_level,
                 random_state=rng,
+                verbose=verbose,
             )
             for view in views
         ]

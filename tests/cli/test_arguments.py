@@ -9,6 +9,7 @@ import pytest
 
 import skcal
 from skcal._cli._arguments import byte_size, default_max_bytes, parse_arguments
+from skcal._utils._bootstrap import N_BOOTSTRAP
 from tests.cli._helpers import error_line, run
 
 
@@ -63,7 +64,7 @@ def test_usage_errors(capsys, args, match):
 
 
 def test_defaults():
-    """Check the defaults of report: five measures, 200 resamples, half the memory."""
+    """Check the defaults of report: five measures, 1000 resamples, half the memory."""
     args = parse_arguments(["report", "x.csv"])
     assert args.metrics == [
         "expected_calibration_error",
@@ -72,7 +73,8 @@ def test_defaults():
         "brier_score_loss",
         "log_loss",
     ]
-    assert args.n_bootstrap == 200
+    assert args.n_bootstrap == N_BOOTSTRAP == 1000
+    assert not args.quiet
     assert args.max_bytes == default_max_bytes() > 0
     assert not args.overwrite
 

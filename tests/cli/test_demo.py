@@ -2,7 +2,9 @@
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+import io
 import re
+import sys
 
 from numpy.testing import assert_allclose
 from sklearn.datasets import load_breast_cancer
@@ -24,12 +26,8 @@ def test_demo_quick(capsys, tmp_path):
     assert status == 0, err
     assert "Traceback" not in err
 
-    # Progress: one line per model, the grid search, then the files.
-    total = len(RECALIBRATORS) + 3
-    for i, name in enumerate(["GaussianNB", *RECALIBRATORS], start=1):
-        assert f"[{i}/{total}] {name} ... " in err
-    assert f"[{total - 1}/{total}] GridSearchCV over {len(RECALIBRATORS)} " in err
-    assert f"[{total}/{total}] tables and diagrams ... " in err
+    # Not on a terminal: no progress.
+    assert err == ""
 
     # (1) The comparison table, one row per model, and its CSV file.
     for name in ["none (GaussianNB)", "Isotonic", "HistogramBinning", "Temperature"]:
@@ -107,3 +105,31 @@ def test_lesson_follows_the_choices():
     assert f"(ranked {ranks[mrr]} of 6 by ECE)" in line
     everyone = dict.fromkeys(trap, mrr)
     assert "even a proper score picked" in _lesson(everyone, ranks)
+
+
+class _Terminal(io.StringIO):
+    """A text stream that says it is a terminal."""
+
+    def isatty(self):
+        return True
+
+
+def test_demo_progress_on_a_terminal(capsys, monkeypatch, tmp_path):
+    """Check the progress lines on a terminal, and that --quiet silences them."""
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    status, _, _ = run(capsys, "demo", "--quick", "--out", tmp_path / "a")
+    assert status == 0
+    err = terminal.getvalue()
+    # One line per model, the grid search, then the files.
+    total = len(RECALIBRATORS) + 3
+    for i, name in enumerate(["GaussianNB", *RECALIBRATORS], start=1):
+        assert f"[{i}/{total}] {name} ... " in err
+    assert f"[{total - 1}/{total}] GridSearchCV over {len(RECALIBRATORS)} " in err
+    assert f"[{total}/{total}] tables and diagrams ... " in err
+    assert "Done in " in err
+    quiet = _Terminal()
+    monkeypatch.setattr(sys, "stderr", quiet)
+    status, _, _ = run(capsys, "demo", "--quick", "--quiet", "--out", tmp_path / "b")
+    assert status == 0
+    assert quiet.getvalue() == ""
