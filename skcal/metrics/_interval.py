@@ -244,7 +244,8 @@ def problem_of(data):
         "random_state": ["random_state"],
         "verbose": VERBOSE_CONSTRAINT,
     },
-    prefer_skip_nested_validation=True,
+    # The measure checks metric_params, the user's options, itself.
+    prefer_skip_nested_validation=False,
 )
 @fill_doc
 def confidence_interval(
@@ -274,8 +275,11 @@ def confidence_interval(
     %(y_prob)s
     metric : str or callable, default="expected_calibration_error"
         A name of :func:`skcal.discovery.all_measures`, or a callable
-        ``f(y_true, y_prob, *, sample_weight, labels)`` (given the
-        probability matrix and the classes), lower being better.
+        ``f(y_true, y_prob, *, sample_weight, labels)``, lower being better,
+        called as skcal's measures are: with the positive class's
+        probabilities for a binary problem (and ``pos_label`` if it takes
+        it), the probability matrix otherwise, and the classes as
+        ``labels``.
     metric_params : dict, default=None
         Options of the measure, e.g. ``{"n_bins": 10}`` or
         ``{"reduction": "classwise"}``.
