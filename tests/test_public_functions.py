@@ -224,3 +224,63 @@ def test_one_default_number_of_resamples():
     assert len(found) >= 8
     wrong = {name: default for name, default in found if default != N_BOOTSTRAP}
     assert not wrong
+
+
+@pytest.mark.parametrize("n_classes", [2, 4])
+def test_one_brier_score(n_classes, tmp_path, capsys):
+    """Check that everything named Brier is sklearn.metrics.brier_score_loss.
+
+    Functions, the sharpness curve and Display, cross-validation and the
+    command line's report, on the same binary and multiclass data.
+    """
+    import numpy as np
+    from sklearn.metrics import brier_score_loss
+    from sklearn.naive_bayes import GaussianNB
+
+    from skcal.metrics import (
+        calibration_decomposition,
+        calibration_sharpness_curve,
+        kernel_calibration_error,
+        recalibration_improvement,
+    )
+    from skcal.model_selection import cross_val_calibration
+    from skcal.plotting import CalibrationSharpnessDisplay
+    from tests.cli._helpers import printed, run
+
+    rng = np.random.RandomState(0)
+    y_prob = rng.dirichlet(np.ones(n_classes), size=300)
+    y_true = np.array([rng.choice(n_classes, p=row) for row in y_prob])
+    if n_classes == 2:
+        y_prob = y_prob[:, 1]
+    expected = brier_score_loss(y_true, y_prob)
+    full = dict(reduction="full")
+    got = {
+        "decomposition": calibration_decomposition(y_true, y_prob, **full).score,
+        "improvement": recalibration_improvement(y_true, y_prob, y_prob).score_before,
+        "kernel total": kernel_calibration_error(
+            y_true, y_prob, return_sharpness=True
+        ).total_loss,
+        "sharpness curve": calibration_sharpness_curve(y_true, y_prob).total_loss,
+        "sharpness display": CalibrationSharpnessDisplay.from_predictions(
+            y_true, y_prob
+        ).total_loss,
+    }
+    path = tmp_path / "predictions.npz"
+    columns = y_prob[:, None] if n_classes == 2 else y_prob
+    np.savez(path, y=y_true, p=columns)
+    status, out, _ = run(
+        capsys, "report", path, "--y-true", "y", "--y-prob", "p", "--n-bootstrap", "5"
+    )
+    assert status == 0
+    got["report"] = printed(out, "brier_score_loss")
+    for name, value in got.items():
+        rounding = 5e-5 if name == "report" else 1e-12
+        assert value == pytest.approx(expected, abs=rounding, rel=1e-10), name
+    X = rng.normal(size=(300, 3))
+    X[:, 0] += y_true
+    cv = cross_val_calibration(
+        GaussianNB(), X, y_true, metrics=["brier_score_loss"], n_bootstrap=0
+    )
+    assert cv.value["brier_score_loss"] == pytest.approx(
+        brier_score_loss(cv.y_true, cv.y_prob, labels=cv.classes), rel=1e-12
+    )

@@ -14,7 +14,6 @@ from skcal._utils._scaling import drop_zero_weight
 from skcal._utils._ties import Ties
 from skcal._validation import DATA_CONSTRAINTS, check_calibration_inputs
 from skcal.metrics._proper import (
-    FULL_BINARY_FACTOR,
     LOSSES,
     binary_divergence,
     binary_entropy,
@@ -123,8 +122,10 @@ def calibration_decomposition(
     %(pos_label)s
     %(labels)s
     loss : {"brier", "log"}, default="brier"
-        The proper score: the Brier score (a sum over classes for a
-        probability vector; see Notes) or the log loss (natural logarithm).
+        The proper score: the Brier score, as
+        :func:`sklearn.metrics.brier_score_loss` (a sum over classes for
+        three or more classes; see Notes), or the log loss (natural
+        logarithm).
     method : {"exact", "isotonic"}, default="exact"
         How the predictions are recalibrated in-sample. ``"exact"``: each
         distinct prediction (each distinct row of ``y_prob`` with
@@ -208,16 +209,16 @@ def calibration_decomposition(
     (Dimitriadis, Gneiting & Jordan); its miscalibration is at most that of
     ``"exact"``, which recalibrates without the monotonicity constraint.
 
-    *Brier conventions.* With ``reduction="full"`` the Brier score is the
-    sum over classes, in [0, 2]: for a binary problem this is
-    ``2 * sklearn.metrics.brier_score_loss(y_true, y_prob)`` (which halves
-    binary scores by default) and equals
-    ``brier_score_loss(..., scale_by_half=False)`` for any number of
-    classes. A binary view scores :math:`(p - y)^2`, so
-    ``reduction="positive"`` on a binary problem gives
-    ``brier_score_loss(y_true, y_prob)``, every term being half of the
-    ``"full"`` one. The log loss of a binary problem is the same under
-    ``"full"`` and ``"positive"``.
+    *One Brier score.* The score is always
+    :func:`sklearn.metrics.brier_score_loss` of what is decomposed: with
+    ``reduction="full"``, of ``y_true`` and ``y_prob`` (the positive class's
+    :math:`(p - y)^2` for a binary problem; the sum over classes, in [0, 2],
+    for three or more classes, which is what scikit-learn computes there);
+    with a binary view, of the view's event and probability (for
+    ``"top_label"``, the correctness of the argmax and the confidence). The
+    sum over the two classes of a binary problem, twice the score here, is
+    ``brier_score_loss(..., scale_by_half=False)``. The log loss of a binary
+    problem is the same under ``"full"`` and ``"positive"``.
 
     *Log loss.* Predictions are used as given, not clipped (unlike
     :func:`sklearn.metrics.log_loss`): a probability of 0 on an observed
@@ -269,11 +270,10 @@ def calibration_decomposition(
     >>> result.uncertainty
     0.1875
 
-    The default decomposes the score of the vector ``(1 - p, p)``, twice as
-    large for the Brier score:
+    The default decomposes the same score, scikit-learn's:
 
     >>> calibration_decomposition(y_true, y_prob).score
-    0.5625
+    0.28125
     """
     data = check_calibration_inputs(y_true, y_prob, sample_weight, pos_label, labels)
     if reduction == "auto":
@@ -287,9 +287,7 @@ def calibration_decomposition(
     if reduction == "full":
         if data.binary:
             y = data.y_true.view(np.uint8)
-            terms = FULL_BINARY_FACTOR[loss] * _binary_terms(
-                y, data.y_prob, data.sample_weight, loss, method
-            )
+            terms = _binary_terms(y, data.y_prob, data.sample_weight, loss, method)
         elif method == "isotonic":
             raise ValueError(
                 f'method="isotonic" recalibrates one probability, but y_prob has '

@@ -118,9 +118,9 @@ def recalibration_improvement(
     %(labels)s
     loss : {"brier", "log"}, default="brier"
         The proper score of the whole predicted distribution: the Brier
-        score summed over classes (for a binary problem, of the vector
-        ``(1 - p, p)``: twice :func:`sklearn.metrics.brier_score_loss`), or
-        the log loss (natural logarithm, not clipped).
+        score as :func:`sklearn.metrics.brier_score_loss` computes it (of
+        the positive class for a binary problem, summed over classes
+        otherwise), or the log loss (natural logarithm, not clipped).
     confidence_level : float, default=0.95
         The coverage of the confidence interval, in (0, 1).
 
@@ -194,13 +194,13 @@ def recalibration_improvement(
     >>> after = [0.75, 0.75, 0.75, 0.75]
 
     Replacing the constant 0.5 by the event rate 0.75 lowers the Brier score
-    of ``(1 - p, p)`` from 0.5 to 0.375:
+    from 0.25 to 0.1875:
 
     >>> result = recalibration_improvement(y_true, before, after)
     >>> result.improvement
-    0.125
+    0.0625
     >>> result.score_before, result.score_after
-    (0.5, 0.375)
+    (0.25, 0.1875)
     """
     before = _check_inputs(
         "y_prob_before", y_true, y_prob_before, sample_weight, pos_label, labels

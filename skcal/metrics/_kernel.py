@@ -224,7 +224,8 @@ def kernel_calibration_error(
 
         - ``calibration_error``: the value above (:math:`d_{\varphi,CAL}`);
         - ``total_loss``: the mean score of the whole predicted distribution
-          (:math:`d_{\phi,TOT}`; the Brier score summed over classes);
+          (:math:`d_{\phi,TOT}`; :func:`sklearn.metrics.brier_score_loss`
+          or :func:`~sklearn.metrics.log_loss`);
         - ``sharpness_gap``: the mean of the pointwise sharpness gap over
           the samples;
 
@@ -289,7 +290,11 @@ def kernel_calibration_error(
     where :math:`\hat m_\ell` is the same regression applied to the
     per-sample score :math:`\ell_i` of the whole probability vector (the
     Brier score summed over classes, or :math:`-\log` of the probability of
-    the observed class; for a binary problem the vector :math:`(1 - p, p)`).
+    the observed class). A binary problem is scored as scikit-learn scores
+    it, by its positive class, :math:`(p - y)^2`, so that
+    :math:`\hat\rho(x)` estimates :math:`m(x)(1 - m(x))`; the authors' code
+    scores the vector :math:`(1 - p, p)`, whose Brier score is twice
+    that.
     Its population value is non-negative (Proposition 4.8); the estimate is
     not guaranteed to be. The mean of :math:`\hat m_\ell(p_i)` differs from
     ``total_loss`` by the smoothing, so ``sharpness_gap`` need not equal
@@ -332,10 +337,10 @@ def kernel_calibration_error(
     >>> result.event_rate.tolist()
     [0.5, 0.5, 1.0, 1.0]
 
-    The full Brier score of a binary prediction is ``2 (p - y)**2``:
+    The total is :func:`sklearn.metrics.brier_score_loss`:
 
     >>> result.total_loss
-    0.375
+    0.1875
     """
     data = check_calibration_inputs(y_true, y_prob, sample_weight, pos_label, labels)
     options = dict(loss=loss, kernel=kernel, bandwidth=bandwidth)
@@ -466,7 +471,7 @@ def calibration_sharpness_curve(
         - ``calibration_error``: :math:`d_{\varphi,\mathrm{CAL}}`, as
           :func:`kernel_calibration_error` returns it;
         - ``total_loss``: :math:`d_{\phi,\mathrm{TOT}}`, the mean score of
-          the predicted distributions (the Brier score summed over classes,
+          the predicted distributions (scikit-learn's Brier score,
           or the log loss);
         - ``constant_prediction``: the prediction when all of them (of
           positive weight) lie within 1e-6 of each other, such as mean
@@ -515,7 +520,7 @@ def calibration_sharpness_curve(
     >>> curve.calibration.tolist()
     [nan, nan, 0.75, nan, nan]
     >>> curve.calibration_error, curve.total_loss, curve.constant_prediction
-    (0.0625, 0.5, 0.5)
+    (0.0625, 0.25, 0.5)
     """
     data = check_calibration_inputs(y_true, y_prob, sample_weight, pos_label, labels)
     reduction = resolve_reduction(data, reduction)

@@ -7,7 +7,8 @@ losses (lower is better):
 
 * ``"brier"``: on a probability vector ``P`` and a class ``k``,
   ``S(P, k) = sum_j (P_j - 1{j = k})**2``, the sum over classes (Gruber &
-  Buettner; Chidambaram & Ge). Its divergence is ``d(P, Q) = ||P - Q||**2``
+  Buettner; Chidambaram & Ge), as :func:`sklearn.metrics.brier_score_loss`
+  scores three or more classes. Its divergence is ``d(P, Q) = ||P - Q||**2``
   and its entropy ``g(Q) = 1 - ||Q||**2 = sum_j Q_j (1 - Q_j)``.
 * ``"log"``: ``S(P, k) = -log P_k``, with divergence ``d(P, Q) = KL(Q || P)``
   and entropy the Shannon entropy ``H(Q)`` (natural logarithm).
@@ -19,10 +20,12 @@ expected score of the prediction ``P`` when the outcome has distribution
 Each function exists for probability vectors (rows of a matrix) and for a
 binary event given by one probability ``p`` (a 1-D array). On the binary side
 the score is the one-dimensional score of the event: ``(p - y)**2`` for
-Brier, as scikit-learn's ``brier_score_loss``, and the binary log loss. The
-log loss of a binary event is the log loss of the vector ``(1 - p, p)``; the
-Brier score of that vector is twice the one-dimensional one
-(:data:`FULL_BINARY_FACTOR`).
+Brier and the binary log loss. The score of a whole binary prediction
+(:func:`full_scores`) is that of its positive class, as scikit-learn scores
+a binary problem: the log loss of the vector ``(1 - p, p)``, and half its
+Brier score (the sum over the two classes, ``2 (p - y)**2``, which
+``brier_score_loss(..., scale_by_half=False)`` and the authors' code of
+Chidambaram & Ge report).
 
 Probability 0 on an outcome that occurs scores ``+inf`` under the log loss;
 ``0 * log 0`` is 0. Nothing is clipped.
@@ -34,9 +37,6 @@ import numpy as np
 from scipy.special import entr, rel_entr
 
 LOSSES = ("brier", "log")
-
-# Score of the vector (1 - p, p) over the one-dimensional score of p.
-FULL_BINARY_FACTOR = {"brier": 2.0, "log": 1.0}
 
 
 # ---------------------------------------------------------------------------
@@ -213,9 +213,11 @@ def full_scores(data, loss):
     Returns
     -------
     score : ndarray of shape (n_samples,)
-        The score of the probability vector of each row: for a binary problem
-        the vector ``(1 - p, p)``, whose Brier score is ``2 (p - y)**2``.
+        The score of the probability vector of each row, whose weighted mean
+        is :func:`sklearn.metrics.brier_score_loss` or
+        :func:`~sklearn.metrics.log_loss` (unclipped): for a binary problem
+        the score of the positive class, ``(p - y)**2`` for Brier.
     """
     if data.binary:
-        return FULL_BINARY_FACTOR[loss] * binary_score(data.y_true, data.y_prob, loss)
+        return binary_score(data.y_true, data.y_prob, loss)
     return vector_score(data.y_true, data.y_prob, loss)

@@ -163,7 +163,7 @@ class CalibrationSharpnessDisplay(CalibrationDisplay):
     With kernel :math:`K` of bandwidth :math:`\sigma`, the view's
     predictions :math:`p_i`, outcomes :math:`y_i`, weights :math:`w_i` and
     per-sample scores :math:`\ell_i` of the whole predicted distribution
-    (Brier score summed over classes, or log loss):
+    (:func:`sklearn.metrics.brier_score_loss`, or log loss):
 
     .. math::
 

@@ -213,19 +213,19 @@ def test_full_multiclass_matches_reference(global_random_seed, loss, weighted, k
 @pytest.mark.parametrize("loss", ["brier", "log"])
 @pytest.mark.parametrize("weighted", [False, True])
 def test_full_binary_matches_vector_reference(global_random_seed, loss, weighted):
-    """Check that a binary problem decomposes the vector (1 - p, p)."""
+    """Check a binary problem: the vector (1 - p, p), Brier halved as scikit-learn."""
     rng = np.random.RandomState(global_random_seed)
     y, p = _discrete_binary(rng, 200)
     w = _weights(rng, 200, weighted)
     got = calibration_decomposition(y, p, sample_weight=w, loss=loss)
     rows = np.column_stack([1 - p, p]).tolist()
-    expected = ref_decomposition(rows, y, w, loss)
+    expected = np.array(ref_decomposition(rows, y, w, loss))
+    expected /= 2 if loss == "brier" else 1
     assert_allclose(_terms(got), expected, rtol=1e-12, atol=1e-14)
     positive = calibration_decomposition(
         y, p, sample_weight=w, loss=loss, reduction="positive"
     )
-    factor = 2.0 if loss == "brier" else 1.0
-    assert_allclose(_terms(got), factor * _terms(positive), rtol=1e-12, atol=1e-15)
+    assert_allclose(_terms(got), _terms(positive), rtol=1e-12, atol=1e-15)
     two_columns = calibration_decomposition(y, np.column_stack([1 - p, p]), loss=loss)
     assert_allclose(
         _terms(two_columns),
@@ -294,8 +294,7 @@ def test_isotonic_matches_reference(global_random_seed, loss, weighted, n_values
     full = calibration_decomposition(
         y, p, sample_weight=w, loss=loss, method="isotonic"
     )
-    factor = 2.0 if loss == "brier" else 1.0
-    assert_allclose(_terms(full), factor * np.array(expected), rtol=1e-11, atol=1e-14)
+    assert_allclose(_terms(full), expected, rtol=1e-11, atol=1e-14)
 
 
 # ---------------------------------------------------------------------------
@@ -504,7 +503,10 @@ def test_full_error_bounds_confidence_and_classwise(global_random_seed, loss):
         ).miscalibration
         assert np.all(per_class <= full + 1e-12)
         if loss == "brier":
-            assert per_class.sum() <= full + 1e-12
+            # The lemma is about the Brier score of the vector, twice
+            # scikit-learn's (ours) for two classes.
+            vector = 2 * full if k == 2 else full
+            assert per_class.sum() <= vector + 1e-12
             # TCE_2 >= TCE_1 >= ECE for any fixed binning (eqs 17, 19).
             for n_bins in (1, 5, 15):
                 ece = expected_calibration_error(y, P, n_bins=n_bins, labels=labels)
@@ -643,23 +645,24 @@ def test_score_is_unbiased_over_subsamples():
 
 
 def test_brier_relation_to_scikit_learn(global_random_seed):
-    """Check the Brier factors against brier_score_loss (§4 item 22; I6)."""
+    """Check that every Brier score is brier_score_loss of its input (§4 item 22)."""
     rng = np.random.RandomState(global_random_seed)
     y, p = _discrete_binary(rng, 200)
     full = calibration_decomposition(y, p)
     positive = calibration_decomposition(y, p, reduction="positive")
-    assert_allclose(full.score, 2 * brier_score_loss(y, p), rtol=1e-12)
-    assert_allclose(full.score, brier_score_loss(y, p, scale_by_half=False), rtol=1e-12)
+    assert_allclose(full.score, brier_score_loss(y, p), rtol=1e-12)
     assert_allclose(positive.score, brier_score_loss(y, p), rtol=1e-12)
-    assert_allclose(full.miscalibration, 2 * positive.miscalibration, rtol=1e-12)
+    assert_allclose(full.miscalibration, positive.miscalibration, rtol=1e-12)
     top = calibration_decomposition(y, p, reduction="top_label")
     assert top.miscalibration <= positive.miscalibration + 1e-12
     log = calibration_decomposition(y, p, loss="log")
     assert_allclose(log.score, log_loss(y, p), rtol=1e-12)
     yk, P = _discrete_multiclass(rng, 200, 4)
     got = calibration_decomposition(yk, P)
-    assert_allclose(got.score, brier_score_loss(yk, P, scale_by_half=False), rtol=1e-12)
     assert_allclose(got.score, brier_score_loss(yk, P), rtol=1e-12)
+    correct = (np.argmax(P, axis=1) == yk).astype(int)
+    top = calibration_decomposition(yk, P, reduction="top_label")
+    assert_allclose(top.score, brier_score_loss(correct, P.max(axis=1)), rtol=1e-12)
 
 
 def test_miscalibration_zero_only_when_calibrated(global_random_seed):
@@ -816,7 +819,7 @@ def test_predictions_zero_and_one(method):
 def test_single_sample_and_one_class(method, loss):
     """Check one sample, one class and all weight on one point."""
     one = calibration_decomposition([1], [0.3], method=method, loss=loss)
-    score = ref_binary_score(0.3, 1, loss) * (2 if loss == "brier" else 1)
+    score = ref_binary_score(0.3, 1, loss)
     assert_allclose(_terms(one), [score, score, 0.0, 0.0], atol=1e-15)
     y = np.zeros(5, dtype=int)
     p = np.array([0.1, 0.2, 0.2, 0.4, 0.1])

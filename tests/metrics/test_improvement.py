@@ -11,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose
 from scipy import stats
+from sklearn.metrics import brier_score_loss
 
 from skcal._param_validation import InvalidParameterError
 from skcal.metrics import calibration_decomposition, recalibration_improvement
@@ -30,12 +31,14 @@ def ref_improvement(y, before, after, w, loss, level):
     """Improvement, standard error and t interval, written out."""
     before = np.asarray(before, dtype=float)
     after = np.asarray(after, dtype=float)
+    # scikit-learn's Brier score of a binary problem: half that of (1 - p, p).
+    scale = 0.5 if before.ndim == 1 and loss == "brier" else 1.0
     if before.ndim == 1:
         before = np.column_stack([1 - before, before])
         after = np.column_stack([1 - after, after])
     w = [1.0] * len(y) if w is None else list(w)
     rows = [
-        (ref_score(b, k, loss) - ref_score(a, k, loss), wi)
+        (scale * (ref_score(b, k, loss) - ref_score(a, k, loss)), wi)
         for b, a, k, wi in zip(before, after, y, w, strict=True)
         if wi > 0
     ]
@@ -290,8 +293,8 @@ def test_binary_formats_and_labels(global_random_seed):
     names = np.where(y == 1, "yes", "no")
     named = recalibration_improvement(names, p, q, pos_label="yes")
     assert_allclose(named.improvement, base.improvement, rtol=1e-12)
-    # The binary Brier score is that of (1 - p, p): twice scikit-learn's.
-    assert_allclose(base.score_before, 2 * np.mean((p - y) ** 2), rtol=1e-12)
+    # One Brier score: scikit-learn's, (p - y)**2 for a binary problem.
+    assert_allclose(base.score_before, brier_score_loss(y, p), rtol=1e-12)
 
 
 # ---------------------------------------------------------------------------
@@ -302,7 +305,7 @@ def test_binary_formats_and_labels(global_random_seed):
 def test_edge_cases():
     """Check one sample, identical predictions and infinite log scores."""
     one = recalibration_improvement([1], [0.5], [0.75])
-    assert_allclose(one.improvement, 2 * (0.25 - 0.0625))
+    assert_allclose(one.improvement, 0.25 - 0.0625)
     assert math.isnan(one.standard_error)
     assert all(math.isnan(v) for v in one.confidence_interval)
     assert one.n_samples == 1
@@ -318,7 +321,7 @@ def test_edge_cases():
         [0, 1, 1], [0.2, 0.6, 0.9], [0.3, 0.8, 0.9], sample_weight=[0, 3, 0]
     )
     assert weight_on_one.n_samples == 1
-    assert_allclose(weight_on_one.improvement, 2 * (0.16 - 0.04))
+    assert_allclose(weight_on_one.improvement, 0.16 - 0.04)
 
 
 def test_errors():

@@ -212,6 +212,8 @@ def test_sharpness_outputs_match_reference(
         reduction = "top_label"
     w = _weights(rng, 300, weighted)
     full_loss = ref_full_loss(y_index, vectors, loss)
+    if problem == "binary" and loss == "brier":
+        full_loss /= 2  # scored by the positive class, as scikit-learn does
     ((yv, pv),) = views
     expected = ref_estimate(yv, pv, w, loss, kernel, 0.05, full_loss)
     got = kernel_calibration_error(
@@ -381,7 +383,7 @@ def test_pointwise_sharpness_gap_can_be_negative():
     p = np.r_[np.full(1000, 0.9), 0.8]
     y = np.ones(1001)
     got = kernel_calibration_error(y, p, return_sharpness=True)
-    expected = ref_estimate(y, p, None, "brier", "gaussian", 0.05, 2 * (p - y) ** 2)
+    expected = ref_estimate(y, p, None, "brier", "gaussian", 0.05, (p - y) ** 2)
     assert got.pointwise_sharpness_gap[-1] < 0
     assert_allclose(got.pointwise_sharpness_gap, expected["gap"], rtol=1e-9, atol=1e-14)
 
@@ -543,7 +545,8 @@ def _kernel_reference(y_true, y_prob, weights, grid, loss, kernel, bandwidth):
         full, index = y_prob, y_true
     onehot = np.eye(full.shape[1])[index]
     if loss == "brier":
-        score = ((full - onehot) ** 2).sum(axis=1)
+        # scikit-learn's Brier score: a binary problem by its positive class.
+        score = ((full - onehot) ** 2).sum(axis=1) / (2 if y_prob.ndim == 1 else 1)
     else:
         score = -np.log(full[np.arange(len(index)), index])
     w = np.ones_like(p) if weights is None else weights

@@ -13,7 +13,6 @@ from sklearn.metrics import brier_score_loss, log_loss
 
 from skcal._validation import check_calibration_inputs
 from skcal.metrics._proper import (
-    FULL_BINARY_FACTOR,
     LOSSES,
     binary_divergence,
     binary_entropy,
@@ -59,13 +58,14 @@ def test_vector_score_matches_definition(global_random_seed, loss, k):
 
 @pytest.mark.parametrize("loss", LOSSES)
 def test_binary_score_is_the_event_score(global_random_seed, loss):
-    """Check that the binary score is the event's score, a fraction of the vector's."""
+    """Check the binary score: the vector's log loss, half its Brier score."""
     rng = np.random.RandomState(global_random_seed)
     p = rng.uniform(size=50)
     y = rng.randint(2, size=50)
     vectors = np.column_stack([1 - p, p])
     full = vector_score(y, vectors, loss)
-    assert_allclose(FULL_BINARY_FACTOR[loss] * binary_score(y, p, loss), full)
+    factor = 2.0 if loss == "brier" else 1.0
+    assert_allclose(factor * binary_score(y, p, loss), full)
     if loss == "brier":
         assert_allclose(binary_score(y, p, loss), (p - y) ** 2)
 
@@ -85,9 +85,8 @@ def test_expected_score_is_divergence_plus_entropy(global_random_seed, loss, k):
         ref_expected_score([1 - a, a], [1 - b, b], loss)
         for a, b in zip(p, q, strict=True)
     ]
-    got = FULL_BINARY_FACTOR[loss] * (
-        binary_divergence(p, q, loss) + binary_entropy(q, loss)
-    )
+    factor = 2.0 if loss == "brier" else 1.0
+    got = factor * (binary_divergence(p, q, loss) + binary_entropy(q, loss))
     assert_allclose(got, binary, rtol=1e-12, atol=1e-14)
 
 
@@ -210,12 +209,11 @@ def test_full_scores_match_scikit_learn(global_random_seed, k):
     y = rng.randint(k, size=100)
     data = check_calibration_inputs(y, P)
     brier = full_scores(data, "brier").mean()
-    assert_allclose(brier, brier_score_loss(y, P, scale_by_half=False), rtol=1e-12)
-    if k > 2:
-        assert_allclose(brier, brier_score_loss(y, P), rtol=1e-12)
+    # One Brier score: scikit-learn's on the same input, whatever k.
+    assert_allclose(brier, brier_score_loss(y, P), rtol=1e-12)
     assert_allclose(full_scores(data, "log").mean(), log_loss(y, P), rtol=1e-12)
     p = P[:, 1] / (P[:, 0] + P[:, 1])
     yb = (y == 1).astype(int)
     data = check_calibration_inputs(yb, p)
-    assert_allclose(full_scores(data, "brier").mean(), 2 * brier_score_loss(yb, p))
+    assert_allclose(full_scores(data, "brier").mean(), brier_score_loss(yb, p))
     assert_allclose(full_scores(data, "log").mean(), log_loss(yb, p), rtol=1e-12)
