@@ -3,6 +3,8 @@ uncertainty (Murphy, Broecker, CORP)."""
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+import warnings
+
 import numpy as np
 from sklearn.isotonic import isotonic_regression
 from sklearn.utils import Bunch
@@ -26,6 +28,50 @@ from skcal.metrics._proper import (
 # "full": the whole predicted distribution; the others are binary views.
 DECOMPOSITION_REDUCTIONS = ("auto", "full", "positive", "top_label", "classwise")
 _TERMS = ("score", "miscalibration", "discrimination", "uncertainty")
+
+# method="auto" groups identical predictions ("exact") when they hold at
+# least this many rows each on average; exact grouping warns when more than
+# this share of the rows are alone in their group.
+_ROWS_PER_VALUE = 10
+_ALONE_SHARE = 0.5
+
+
+def _grouping(predictions, sample_weight):
+    """``(distinct predictions, rows, rows alone in their group)``, positive weight."""
+    if sample_weight is not None:
+        predictions = predictions[sample_weight > 0]
+    ties = Ties(predictions)
+    sizes = np.diff(np.r_[-1, ties.ends])
+    return ties.n_groups, predictions.shape[0], int(np.count_nonzero(sizes == 1))
+
+
+def _resolve_method(method, views, sample_weight, vector):
+    """The method ``"auto"`` stands for; a warning when exact grouping overfits.
+
+    ``views`` are the arrays of predictions grouped (the binary views, or the
+    probability matrix when ``vector``, which only ``"exact"`` decomposes).
+    """
+    groupings = [_grouping(p, sample_weight) for p in views]
+    if method == "auto":
+        few = all(g * _ROWS_PER_VALUE <= n for g, n, _ in groupings)
+        method = "exact" if few or vector else "isotonic"
+    if method == "exact":
+        alone = max(groupings, key=lambda g: g[2] / max(g[1], 1))
+        if alone[1] >= 2 * _ROWS_PER_VALUE and alone[2] > _ALONE_SHARE * alone[1]:
+            fix = (
+                'reduction="top_label" (or "classwise") with method="isotonic"'
+                if vector
+                else 'method="isotonic"'
+            )
+            warnings.warn(
+                f"Exact grouping put {alone[2]} of {alone[1]} rows in groups of "
+                "their own: each is recalibrated to its own outcome, so the "
+                "miscalibration is most of the score and the discrimination "
+                f"looks nearly perfect. Use {fix} for continuous predictions.",
+                UserWarning,
+                stacklevel=4,  # the user's call, past validate_params
+            )
+    return method
 
 
 def _binary_terms(y, p, sample_weight, loss, method):
@@ -81,7 +127,7 @@ def _vector_terms(y_index, P, sample_weight, loss):
     {
         **DATA_CONSTRAINTS,
         "loss": [StrOptions(set(LOSSES))],
-        "method": [StrOptions({"exact", "isotonic"})],
+        "method": [StrOptions({"auto", "exact", "isotonic"})],
         "reduction": [StrOptions(set(DECOMPOSITION_REDUCTIONS))],
         "return_per_class": ["boolean"],
     },
@@ -96,7 +142,7 @@ def calibration_decomposition(
     pos_label=None,
     labels=None,
     loss="brier",
-    method="exact",
+    method="auto",
     reduction="auto",
     return_per_class=False,
 ):
@@ -126,14 +172,20 @@ def calibration_decomposition(
         :func:`sklearn.metrics.brier_score_loss` (a sum over classes for
         three or more classes; see Notes), or the log loss (natural
         logarithm).
-    method : {"exact", "isotonic"}, default="exact"
-        How the predictions are recalibrated in-sample. ``"exact"``: each
+    method : {"auto", "exact", "isotonic"}, default="auto"
+        How the predictions are recalibrated in-sample. ``"auto"``:
+        ``"exact"`` when the predictions take few values (at least 10 rows
+        per distinct prediction on average, in every view), as binned or
+        rounded forecasts do, and ``"isotonic"`` otherwise; the whole
+        probability vector of a multiclass problem (``reduction="full"``)
+        is always grouped exactly. ``"exact"``: each
         distinct prediction (each distinct row of ``y_prob`` with
         ``reduction="full"``) is replaced by the observed class frequencies
         among its samples. ``"isotonic"``: the outcome of a binary view is
         regressed on its prediction by isotonic regression (pool adjacent
         violators, identical predictions pooled); this needs a binary view,
-        or a binary problem with ``reduction="full"``.
+        or a binary problem with ``reduction="full"``. Exact grouping warns
+        when more than half of the rows are alone in their group.
     reduction : {"auto", "full", "positive", "top_label", "classwise"}, default="auto"
         What is decomposed. ``"full"``: the score of the whole predicted
         distribution (the probability vector of each row; ``(1 - p, p)`` for
@@ -155,7 +207,7 @@ def calibration_decomposition(
         - ``miscalibration``: the calibration term (MCB), non-negative;
         - ``discrimination``: the resolution term (DSC), non-negative;
         - ``uncertainty``: the score of the base rate (UNC);
-        - ``loss``, ``method``: the options used;
+        - ``loss``, ``method``: the options used (``method`` resolved);
         - ``reduction``: the resolved reduction.
 
         The four terms are floats, or arrays of shape (n_classes,) with
@@ -235,7 +287,10 @@ def calibration_decomposition(
     approaches the whole score while the discrimination approaches the
     uncertainty: the in-sample recalibration overfits. ``"isotonic"``
     regularises it by monotonicity and is the stable choice for a binary
-    view of continuous predictions (Dimitriadis, Gneiting & Jordan).
+    view of continuous predictions (Dimitriadis, Gneiting & Jordan), hence
+    the default ``"auto"``. The whole probability vector of a multiclass
+    problem has no such regularised recalibration here: for continuous
+    softmax outputs, decompose a binary view (``reduction="top_label"``).
 
     Sample weights are frequencies: integer weights give the same result
     as repeated rows, zero weights drop rows.
@@ -274,6 +329,20 @@ def calibration_decomposition(
 
     >>> calibration_decomposition(y_true, y_prob).score
     0.28125
+
+    Continuous predictions are recalibrated by isotonic regression (CORP);
+    grouped exactly, every row would be its own group. Rounded to one
+    decimal, they take few values and are grouped exactly:
+
+    >>> import numpy as np
+    >>> rng = np.random.RandomState(0)
+    >>> p = rng.uniform(size=500)
+    >>> y = (rng.uniform(size=500) < p**2).astype(int)
+    >>> result = calibration_decomposition(y, p)
+    >>> result.method, round(result.miscalibration, 3), round(result.score, 3)
+    ('isotonic', 0.038, 0.17)
+    >>> calibration_decomposition(y, np.round(p, 1)).method
+    'exact'
     """
     data = check_calibration_inputs(y_true, y_prob, sample_weight, pos_label, labels)
     if reduction == "auto":
@@ -284,27 +353,29 @@ def calibration_decomposition(
             f'return_per_class=True needs reduction="classwise", got reduction='
             f"{reduction!r}."
         )
-    if reduction == "full":
-        if data.binary:
-            y = data.y_true.view(np.uint8)
-            terms = _binary_terms(y, data.y_prob, data.sample_weight, loss, method)
-        elif method == "isotonic":
+    vector = reduction == "full" and not data.binary
+    if vector:
+        views = []
+    elif reduction == "full":
+        views = [(data.y_true.view(np.uint8), data.y_prob)]
+    else:
+        reduction = resolve_reduction(data, reduction)
+        views = list(binary_views(data, reduction))
+    grouped = [data.y_prob] if vector else [p for _, p in views]
+    method = _resolve_method(method, grouped, data.sample_weight, vector)
+    if vector:
+        if method == "isotonic":
             raise ValueError(
                 f'method="isotonic" recalibrates one probability, but y_prob has '
                 f"{len(data.classes)} columns: use a binary view (reduction="
                 '"top_label", "classwise" or "positive"), or method="exact" to '
                 "decompose the whole probability vector."
             )
-        else:
-            terms = _vector_terms(data.y_true, data.y_prob, data.sample_weight, loss)
+        terms = _vector_terms(data.y_true, data.y_prob, data.sample_weight, loss)
         per_view = terms[None, :]
     else:
-        reduction = resolve_reduction(data, reduction)
         per_view = np.array(
-            [
-                _binary_terms(y, p, data.sample_weight, loss, method)
-                for y, p in binary_views(data, reduction)
-            ]
+            [_binary_terms(y, p, data.sample_weight, loss, method) for y, p in views]
         )
     if return_per_class:
         values = {name: per_view[:, j].copy() for j, name in enumerate(_TERMS)}

@@ -155,7 +155,7 @@ class CalibrationSharpnessDisplay(CalibrationDisplay):
     skcal.metrics.calibration_sharpness_curve : The numbers drawn.
     skcal.metrics.kernel_calibration_error : The calibration term and the
         sharpness gap at the predictions.
-    skcal.metrics.calibration_decomposition : The exact decomposition of a
+    skcal.metrics.calibration_decomposition : The decomposition of a
         proper score.
 
     Notes

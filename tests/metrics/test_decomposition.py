@@ -2,8 +2,10 @@
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+import functools
 import itertools
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -17,6 +19,12 @@ from skcal.metrics import calibration_decomposition, expected_calibration_error
 from tests.metrics._reference import ref_views
 
 TERMS = ("score", "miscalibration", "discrimination", "uncertainty")
+
+# Most tests check the exact (grouped) decomposition against its reference;
+# the default method="auto" picks it only for predictions with few values.
+# Its warning about rows alone in their group is tested once, below.
+exact_decomposition = functools.partial(calibration_decomposition, method="exact")
+pytestmark = pytest.mark.filterwarnings("ignore:Exact grouping:UserWarning")
 
 # ---------------------------------------------------------------------------
 # Brute-force references: groups in Python dicts, scores term by term, and
@@ -188,9 +196,7 @@ def test_positive_view_matches_reference(
     rng = np.random.RandomState(global_random_seed)
     y, p = _discrete_binary(rng, n, n_values)
     w = _weights(rng, n, weighted)
-    got = calibration_decomposition(
-        y, p, sample_weight=w, loss=loss, reduction="positive"
-    )
+    got = exact_decomposition(y, p, sample_weight=w, loss=loss, reduction="positive")
     assert all(type(got[name]) is float for name in TERMS)
     expected = ref_binary_decomposition(y, p, w, loss)
     assert_allclose(_terms(got), expected, rtol=1e-12, atol=1e-14)
@@ -204,7 +210,7 @@ def test_full_multiclass_matches_reference(global_random_seed, loss, weighted, k
     rng = np.random.RandomState(global_random_seed)
     y, P = _discrete_multiclass(rng, 400, k)
     w = _weights(rng, 400, weighted)
-    got = calibration_decomposition(y, P, sample_weight=w, loss=loss)
+    got = exact_decomposition(y, P, sample_weight=w, loss=loss)
     assert got.reduction == "full"
     expected = ref_decomposition(P.tolist(), y, w, loss)
     assert_allclose(_terms(got), expected, rtol=1e-12, atol=1e-14)
@@ -217,19 +223,19 @@ def test_full_binary_matches_vector_reference(global_random_seed, loss, weighted
     rng = np.random.RandomState(global_random_seed)
     y, p = _discrete_binary(rng, 200)
     w = _weights(rng, 200, weighted)
-    got = calibration_decomposition(y, p, sample_weight=w, loss=loss)
+    got = exact_decomposition(y, p, sample_weight=w, loss=loss)
     rows = np.column_stack([1 - p, p]).tolist()
     expected = np.array(ref_decomposition(rows, y, w, loss))
     expected /= 2 if loss == "brier" else 1
     assert_allclose(_terms(got), expected, rtol=1e-12, atol=1e-14)
-    positive = calibration_decomposition(
+    positive = exact_decomposition(
         y, p, sample_weight=w, loss=loss, reduction="positive"
     )
     assert_allclose(_terms(got), _terms(positive), rtol=1e-12, atol=1e-15)
-    two_columns = calibration_decomposition(y, np.column_stack([1 - p, p]), loss=loss)
+    two_columns = exact_decomposition(y, np.column_stack([1 - p, p]), loss=loss)
     assert_allclose(
         _terms(two_columns),
-        _terms(calibration_decomposition(y, p, loss=loss)),
+        _terms(exact_decomposition(y, p, loss=loss)),
         rtol=1e-12,
         atol=1e-15,
     )
@@ -356,7 +362,7 @@ def test_identity_property(data, method, loss):
     assert_allclose(got.score, rhs, rtol=1e-12, atol=1e-14)
     assert got.miscalibration >= -1e-14
     assert got.discrimination >= -1e-14
-    exact = calibration_decomposition(y, p, sample_weight=w, loss=loss)
+    exact = exact_decomposition(y, p, sample_weight=w, loss=loss)
     assert got.miscalibration <= exact.miscalibration + 1e-12
 
 
@@ -382,17 +388,15 @@ def test_weights_are_repetitions_property(data, counts, method, loss):
     if counts.sum() == 0:
         counts[0] = 1
     kwargs = dict(loss=loss, method=method)
-    weighted = calibration_decomposition(y, p, sample_weight=counts, **kwargs)
-    repeated = calibration_decomposition(
-        np.repeat(y, counts), np.repeat(p, counts), **kwargs
-    )
+    weighted = exact_decomposition(y, p, sample_weight=counts, **kwargs)
+    repeated = exact_decomposition(np.repeat(y, counts), np.repeat(p, counts), **kwargs)
     assert_allclose(_terms(weighted), _terms(repeated), rtol=1e-12, atol=1e-14)
     order = np.argsort(-p, kind="stable")
-    permuted = calibration_decomposition(
+    permuted = exact_decomposition(
         y[order], p[order], sample_weight=counts[order], **kwargs
     )
     assert_allclose(_terms(permuted), _terms(weighted), rtol=1e-12, atol=1e-14)
-    scaled = calibration_decomposition(y, p, sample_weight=counts * 7.5, **kwargs)
+    scaled = exact_decomposition(y, p, sample_weight=counts * 7.5, **kwargs)
     assert_allclose(_terms(scaled), _terms(weighted), rtol=1e-12, atol=1e-14)
 
 
@@ -410,8 +414,8 @@ def test_label_flip_symmetry_property(data, method, reduction):
     p, y = (np.array(c, dtype=float) for c in zip(*data, strict=True))
     for loss in ("brier", "log"):
         kwargs = dict(loss=loss, method=method, reduction=reduction)
-        got = calibration_decomposition(y, p, **kwargs)
-        flipped = calibration_decomposition(1 - y, 1 - p, **kwargs)
+        got = exact_decomposition(y, p, **kwargs)
+        flipped = exact_decomposition(1 - y, 1 - p, **kwargs)
         assert_allclose(_terms(flipped), _terms(got), rtol=1e-12, atol=1e-14)
 
 
@@ -419,8 +423,8 @@ def test_duplication_and_zero_weights(global_random_seed):
     """Check that duplicating the data changes nothing and zero weights drop rows."""
     rng = np.random.RandomState(global_random_seed)
     y, P = _discrete_multiclass(rng, 120, 3)
-    base = calibration_decomposition(y, P, loss="log")
-    doubled = calibration_decomposition(np.r_[y, y], np.r_[P, P], loss="log")
+    base = exact_decomposition(y, P, loss="log")
+    doubled = exact_decomposition(np.r_[y, y], np.r_[P, P], loss="log")
     assert_allclose(_terms(doubled), _terms(base), rtol=1e-12, atol=1e-14)
     w = rng.uniform(0.5, 2, size=120)
     w[::4] = 0.0
@@ -428,11 +432,9 @@ def test_duplication_and_zero_weights(global_random_seed):
     for method, reduction in [("exact", "full"), ("isotonic", "top_label")]:
         kwargs = dict(method=method, reduction=reduction)
         assert_allclose(
-            _terms(calibration_decomposition(y, P, sample_weight=w, **kwargs)),
+            _terms(exact_decomposition(y, P, sample_weight=w, **kwargs)),
             _terms(
-                calibration_decomposition(
-                    y[kept], P[kept], sample_weight=w[kept], **kwargs
-                )
+                exact_decomposition(y[kept], P[kept], sample_weight=w[kept], **kwargs)
             ),
             rtol=1e-12,
             atol=1e-14,
@@ -449,7 +451,7 @@ def test_gap_to_score_is_mean_entropy_of_recalibration(global_random_seed, loss)
     """Check score - MCB = E[g(C)] >= 0 (Lemma D.1, Thm 4.3; proper note §4, 4-5)."""
     rng = np.random.RandomState(global_random_seed)
     y, P = _discrete_multiclass(rng, 500, 4)
-    got = calibration_decomposition(y, P, loss=loss)
+    got = exact_decomposition(y, P, loss=loss)
     keys, inverse = np.unique(P, axis=0, return_inverse=True)
     entropies = []
     for g in range(len(keys)):
@@ -473,7 +475,7 @@ def test_upper_bound_tightens_with_accuracy():
         predicted[wrong] = (y[wrong] + 1) % k
         P = np.full((n, k), 0.1 / (k - 1))
         P[np.arange(n), predicted] = 0.9
-        got = calibration_decomposition(y, P)
+        got = exact_decomposition(y, P)
         gaps.append(got.score - got.miscalibration)
     assert all(a > b for a, b in itertools.pairwise(gaps))
     assert_allclose(gaps[-1], 0.0, atol=1e-15)
@@ -487,13 +489,11 @@ def test_full_error_bounds_confidence_and_classwise(global_random_seed, loss):
         k = rng.randint(2, 6)
         y, P = _discrete_multiclass(rng, 200, k, n_rows=rng.randint(1, 10))
         labels = np.arange(k)
-        full = calibration_decomposition(y, P, loss=loss, labels=labels)
+        full = exact_decomposition(y, P, loss=loss, labels=labels)
         full = full.miscalibration
-        top = calibration_decomposition(
-            y, P, loss=loss, reduction="top_label", labels=labels
-        )
+        top = exact_decomposition(y, P, loss=loss, reduction="top_label", labels=labels)
         assert top.miscalibration <= full + 1e-12
-        per_class = calibration_decomposition(
+        per_class = exact_decomposition(
             y,
             P,
             loss=loss,
@@ -539,17 +539,17 @@ def test_proposition_3_2_construction(n_classes, expected):
             labels.append(label)
             weights.append(mass / n_classes)
     P, y, w = np.array(rows), np.array(labels), np.array(weights)
-    brier = calibration_decomposition(y, P, sample_weight=w)
+    brier = exact_decomposition(y, P, sample_weight=w)
     assert_allclose(brier.miscalibration, expected["ce2"], rtol=1e-9)
     assert_allclose(brier.score, expected["bs"], rtol=1e-9)
     assert_allclose(brier.score - brier.miscalibration, 0.4998, rtol=1e-12)
-    log = calibration_decomposition(y, P, sample_weight=w, loss="log")
+    log = exact_decomposition(y, P, sample_weight=w, loss="log")
     assert_allclose(log.score, expected["nll"], rtol=1e-9)
     assert_allclose(log.miscalibration, expected["ce_log"], rtol=1e-9)
     assert_allclose(log.score - log.miscalibration, 0.6929471672, rtol=1e-9)
     for loss in ("brier", "log"):
         for reduction in ("top_label", "classwise"):
-            view = calibration_decomposition(
+            view = exact_decomposition(
                 y, P, sample_weight=w, loss=loss, reduction=reduction
             )
             assert_allclose(view.miscalibration, 0.0, atol=1e-15)
@@ -563,10 +563,10 @@ def test_mean_replacement_is_confidence_calibrated_only(global_random_seed):
     accuracy = np.mean(predicted == y)
     mrr = np.full_like(P, (1 - accuracy) / 4)
     mrr[np.arange(400), predicted] = accuracy
-    top = calibration_decomposition(y, mrr, reduction="top_label")
+    top = exact_decomposition(y, mrr, reduction="top_label")
     assert_allclose(top.miscalibration, 0.0, atol=1e-15)
     assert_allclose(expected_calibration_error(y, mrr), 0.0, atol=1e-12)
-    assert calibration_decomposition(y, mrr).miscalibration > 1e-3
+    assert exact_decomposition(y, mrr).miscalibration > 1e-3
 
 
 def test_class_frequency_replacement_is_calibrated(global_random_seed):
@@ -584,11 +584,11 @@ def test_class_frequency_replacement_is_calibrated(global_random_seed):
         gini += members.mean() * (1 - np.sum(frequency**2))
     assert len(np.unique(replaced, axis=0)) <= k
     for reduction in ("full", "top_label", "classwise"):
-        got = calibration_decomposition(y, replaced, reduction=reduction)
+        got = exact_decomposition(y, replaced, reduction=reduction)
         assert_allclose(got.miscalibration, 0.0, atol=1e-15)
-    got = calibration_decomposition(y, replaced)
+    got = exact_decomposition(y, replaced)
     assert_allclose(got.score, gini, rtol=1e-12)
-    assert got.discrimination <= calibration_decomposition(y, P).discrimination + 1e-12
+    assert got.discrimination <= exact_decomposition(y, P).discrimination + 1e-12
 
 
 def test_binary_threshold_replacement_is_calibrated(global_random_seed):
@@ -599,7 +599,7 @@ def test_binary_threshold_replacement_is_calibrated(global_random_seed):
     replaced = np.where(low, y[low].mean() if low.any() else 0, y[~low].mean())
     assert len(np.unique(replaced)) <= 2
     for loss in ("brier", "log"):
-        got = calibration_decomposition(y, replaced, loss=loss)
+        got = exact_decomposition(y, replaced, loss=loss)
         assert_allclose(got.miscalibration, 0.0, atol=1e-15)
 
 
@@ -609,7 +609,7 @@ def test_constant_prior_predictor(global_random_seed, loss):
     rng = np.random.RandomState(global_random_seed)
     y, P = _discrete_multiclass(rng, 300, 3)
     prior = np.bincount(y, minlength=3) / 300
-    got = calibration_decomposition(y, np.tile(prior, (300, 1)), loss=loss)
+    got = exact_decomposition(y, np.tile(prior, (300, 1)), loss=loss)
     assert_allclose(got.miscalibration, 0.0, atol=1e-15)
     assert_allclose(got.discrimination, 0.0, atol=1e-15)
     assert_allclose(got.score, got.uncertainty, rtol=1e-12)
@@ -623,7 +623,7 @@ def test_constant_prior_predictor(global_random_seed, loss):
             for g in inverse
         ]
     )
-    better = calibration_decomposition(y, calibrated, loss=loss)
+    better = exact_decomposition(y, calibrated, loss=loss)
     assert_allclose(better.miscalibration, 0.0, atol=1e-15)
     assert better.score <= got.score + 1e-12
 
@@ -632,12 +632,12 @@ def test_score_is_unbiased_over_subsamples():
     """Check that the mean score over all subsets equals the full one (§4 item 16)."""
     rng = np.random.RandomState(0)
     y, P = _discrete_multiclass(rng, 8, 3)
-    full = calibration_decomposition(y, P).score
+    full = exact_decomposition(y, P).score
     subsets = list(itertools.combinations(range(8), 3))
     labels = np.arange(3)
     mean = np.mean(
         [
-            calibration_decomposition(y[list(s)], P[list(s)], labels=labels).score
+            exact_decomposition(y[list(s)], P[list(s)], labels=labels).score
             for s in subsets
         ]
     )
@@ -648,20 +648,20 @@ def test_brier_relation_to_scikit_learn(global_random_seed):
     """Check that every Brier score is brier_score_loss of its input (§4 item 22)."""
     rng = np.random.RandomState(global_random_seed)
     y, p = _discrete_binary(rng, 200)
-    full = calibration_decomposition(y, p)
-    positive = calibration_decomposition(y, p, reduction="positive")
+    full = exact_decomposition(y, p)
+    positive = exact_decomposition(y, p, reduction="positive")
     assert_allclose(full.score, brier_score_loss(y, p), rtol=1e-12)
     assert_allclose(positive.score, brier_score_loss(y, p), rtol=1e-12)
     assert_allclose(full.miscalibration, positive.miscalibration, rtol=1e-12)
-    top = calibration_decomposition(y, p, reduction="top_label")
+    top = exact_decomposition(y, p, reduction="top_label")
     assert top.miscalibration <= positive.miscalibration + 1e-12
-    log = calibration_decomposition(y, p, loss="log")
+    log = exact_decomposition(y, p, loss="log")
     assert_allclose(log.score, log_loss(y, p), rtol=1e-12)
     yk, P = _discrete_multiclass(rng, 200, 4)
-    got = calibration_decomposition(yk, P)
+    got = exact_decomposition(yk, P)
     assert_allclose(got.score, brier_score_loss(yk, P), rtol=1e-12)
     correct = (np.argmax(P, axis=1) == yk).astype(int)
-    top = calibration_decomposition(yk, P, reduction="top_label")
+    top = exact_decomposition(yk, P, reduction="top_label")
     assert_allclose(top.score, brier_score_loss(correct, P.max(axis=1)), rtol=1e-12)
 
 
@@ -678,13 +678,13 @@ def test_miscalibration_zero_only_when_calibrated(global_random_seed):
     rates = rates / rates.sum(1, keepdims=True)
     # Distinct groups keep distinct rows when their rates are nudged apart.
     calibrated = rates[inverse]
-    got = calibration_decomposition(y, calibrated)
+    got = exact_decomposition(y, calibrated)
     assert_allclose(got.miscalibration, 0.0, atol=1e-15)
     gap = got.uncertainty - got.discrimination
     assert -1e-15 <= gap <= 1 - 1 / k
-    uniform = calibration_decomposition(np.arange(300) % k, np.full((300, k), 1 / k))
+    uniform = exact_decomposition(np.arange(300) % k, np.full((300, k), 1 / k))
     assert_allclose(uniform.uncertainty - uniform.discrimination, 1 - 1 / k, rtol=1e-12)
-    assert calibration_decomposition(y, 0.9 * P + 0.1 / k).miscalibration > 0
+    assert exact_decomposition(y, 0.9 * P + 0.1 / k).miscalibration > 0
 
 
 @pytest.mark.parametrize("loss", ["brier", "log"])
@@ -695,8 +695,8 @@ def test_coarsening_loses_discrimination(global_random_seed, loss):
     keys = np.unique(P, axis=0)
     merged = P.copy()
     merged[np.all(keys[1] == P, axis=1)] = keys[0]
-    before = calibration_decomposition(y, P, loss=loss)
-    after = calibration_decomposition(y, merged, loss=loss)
+    before = exact_decomposition(y, P, loss=loss)
+    after = exact_decomposition(y, merged, loss=loss)
     assert after.discrimination <= before.discrimination + 1e-12
 
 
@@ -705,12 +705,12 @@ def test_recalibrating_to_group_means_removes_miscalibration(global_random_seed,
     """Check that P -> C lowers the score by exactly MCB and keeps DSC (D5)."""
     rng = np.random.RandomState(global_random_seed)
     y, P = _discrete_multiclass(rng, 300, 4)
-    before = calibration_decomposition(y, P, loss=loss)
+    before = exact_decomposition(y, P, loss=loss)
     keys, inverse = np.unique(P, axis=0, return_inverse=True)
     inverse = inverse.ravel()
     C = np.array([np.bincount(y[inverse == g], minlength=4) for g in range(len(keys))])
     C = (C / C.sum(1, keepdims=True))[inverse]
-    after = calibration_decomposition(y, C, loss=loss)
+    after = exact_decomposition(y, C, loss=loss)
     assert_allclose(after.score, before.score - before.miscalibration, rtol=1e-12)
     assert_allclose(after.discrimination, before.discrimination, rtol=1e-12)
 
@@ -725,19 +725,15 @@ def test_always_wrong_predictor(k, full):
     P = np.full((n, k), 1 / k - eps / (k - 1))
     P[np.arange(n), wrong] = 1 / k + eps
     labels = np.arange(k)
-    top = calibration_decomposition(y, P, reduction="top_label", labels=labels)
+    top = exact_decomposition(y, P, reduction="top_label", labels=labels)
     assert_allclose(top.score, (1 / k + eps) ** 2, rtol=1e-12)
-    assert_allclose(
-        calibration_decomposition(y, P, labels=labels).score, full, atol=5e-7
-    )
+    assert_allclose(exact_decomposition(y, P, labels=labels).score, full, atol=5e-7)
     if k == 10:
         eps = 0.05
         P = np.full((n, k), 1 / k - eps / (k - 1))
         P[np.arange(n), wrong] = 1 / k + eps
-        assert_allclose(
-            calibration_decomposition(y, P, reduction="top_label").score, 0.0225
-        )
-        assert_allclose(calibration_decomposition(y, P).score, 0.913889, atol=5e-7)
+        assert_allclose(exact_decomposition(y, P, reduction="top_label").score, 0.0225)
+        assert_allclose(exact_decomposition(y, P).score, 0.913889, atol=5e-7)
 
 
 @pytest.mark.parametrize(
@@ -763,8 +759,8 @@ def test_mean_replacement_closed_forms(k, accuracy, nll, brier):
         + a_hat**2
         + (1 - a_hat) ** 2 / (k - 1)
     )
-    got_nll = calibration_decomposition(y, P, loss="log").score
-    got_brier = calibration_decomposition(y, P).score
+    got_nll = exact_decomposition(y, P, loss="log").score
+    got_brier = exact_decomposition(y, P).score
     assert_allclose(got_nll, expected_nll, rtol=1e-12)
     assert_allclose(got_brier, expected_brier, rtol=1e-12)
     assert round(100 * got_nll, 2) == nll
@@ -776,7 +772,7 @@ def test_isotonic_miscalibration_at_most_exact(global_random_seed):
     rng = np.random.RandomState(global_random_seed)
     for loss in ("brier", "log"):
         y, p = _discrete_binary(rng, 300, 25)
-        exact = calibration_decomposition(y, p, loss=loss)
+        exact = exact_decomposition(y, p, loss=loss)
         corp = calibration_decomposition(y, p, loss=loss, method="isotonic")
         assert -1e-14 <= corp.miscalibration <= exact.miscalibration + 1e-12
         assert corp.discrimination <= exact.discrimination + 1e-12
@@ -788,7 +784,7 @@ def test_isotonic_equals_exact_on_monotone_rates():
     p = np.repeat([0.1, 0.4, 0.8], 4)
     y = np.array([0, 0, 0, 1, 0, 1, 1, 0, 1, 1, 1, 0])
     for loss in ("brier", "log"):
-        exact = calibration_decomposition(y, p, loss=loss)
+        exact = exact_decomposition(y, p, loss=loss)
         corp = calibration_decomposition(y, p, loss=loss, method="isotonic")
         assert_allclose(_terms(corp), _terms(exact), rtol=1e-12, atol=1e-15)
 
@@ -841,11 +837,11 @@ def test_reduction_resolution():
     """Check what "auto" means: full, or the view of a given multiclass pos_label."""
     rng = np.random.RandomState(0)
     y, P = _discrete_multiclass(rng, 60, 3)
-    assert calibration_decomposition(y, P).reduction == "full"
-    assert calibration_decomposition(y, P, pos_label=2).reduction == "positive"
+    assert exact_decomposition(y, P).reduction == "full"
+    assert exact_decomposition(y, P, pos_label=2).reduction == "positive"
     yb, p = _discrete_binary(rng, 60)
-    assert calibration_decomposition(yb, p).reduction == "full"
-    assert calibration_decomposition(yb, p, pos_label=1).reduction == "full"
+    assert exact_decomposition(yb, p).reduction == "full"
+    assert exact_decomposition(yb, p, pos_label=1).reduction == "full"
     result = calibration_decomposition(yb, p, loss="log", method="isotonic")
     assert (result.loss, result.method) == ("log", "isotonic")
 
@@ -857,15 +853,15 @@ def test_errors():
     with pytest.raises(ValueError, match='method="isotonic" recalibrates one'):
         calibration_decomposition(y, P, method="isotonic")
     with pytest.raises(ValueError, match="return_per_class=True needs"):
-        calibration_decomposition(y, P, return_per_class=True)
+        exact_decomposition(y, P, return_per_class=True)
     with pytest.raises(ValueError, match="needs pos_label"):
-        calibration_decomposition(y, P, reduction="positive")
+        exact_decomposition(y, P, reduction="positive")
     with pytest.raises(InvalidParameterError, match="'loss' parameter"):
-        calibration_decomposition(y, P, loss="hinge")
+        exact_decomposition(y, P, loss="hinge")
     with pytest.raises(InvalidParameterError, match="'method' parameter"):
         calibration_decomposition(y, P, method="binned")
     with pytest.raises(InvalidParameterError, match="'reduction' parameter"):
-        calibration_decomposition(y, P, reduction="none")
+        exact_decomposition(y, P, reduction="none")
 
 
 # ---------------------------------------------------------------------------
@@ -882,7 +878,7 @@ def test_real_data_matches_reference(real_multiclass, global_random_seed):
     # Rounding makes groups of identical rows; renormalising keeps rows valid.
     P = np.round(P, 1) + 0.01
     P = P / P.sum(axis=1, keepdims=True)
-    full = calibration_decomposition(y, P, labels=np.arange(P.shape[1]))
+    full = exact_decomposition(y, P, labels=np.arange(P.shape[1]))
     expected = ref_decomposition(P.tolist(), y, None, "brier")
     assert_allclose(_terms(full), expected, rtol=1e-11, atol=1e-14)
     correct = (probs.argmax(axis=1) == labels).astype(int)
@@ -918,3 +914,46 @@ def test_isotonic_matches_model_diagnostics(global_random_seed, loss):
         y, p, sample_weight=w, loss=loss, method="isotonic", reduction="positive"
     )
     assert_allclose(_terms(got), expected, rtol=1e-9, atol=1e-12)
+
+
+def test_auto_method_groups_few_values_and_regresses_continuous(global_random_seed):
+    """Check method="auto": exact for few values, isotonic (CORP) for continuous.
+
+    The issue's case: continuous predictions grouped exactly put every row in
+    its own group, so the miscalibration is the whole score; the default must
+    not, and asking for it warns.
+    """
+    rng = np.random.RandomState(global_random_seed)
+    p = rng.uniform(size=569)
+    y = (rng.uniform(size=569) < p**2).astype(int)
+    auto = calibration_decomposition(y, p)
+    isotonic = calibration_decomposition(y, p, method="isotonic")
+    assert auto.method == "isotonic"
+    assert _terms(auto) == pytest.approx(_terms(isotonic), rel=1e-12)
+    assert auto.miscalibration < 0.5 * auto.score
+    with pytest.warns(UserWarning, match="569 of 569 rows in groups of their own"):
+        exact = calibration_decomposition(y, p, method="exact")
+    assert exact.miscalibration == pytest.approx(exact.score)
+    rounded = np.round(p, 1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        few = calibration_decomposition(y, rounded)
+    assert few.method == "exact"
+    assert _terms(few) == pytest.approx(
+        _terms(calibration_decomposition(y, rounded, method="exact")), rel=1e-12
+    )
+    # Every view must have few values for "auto" to group exactly.
+    P = rng.dirichlet(np.ones(3), size=300)
+    labels = rng.randint(0, 3, size=300)
+    top = calibration_decomposition(labels, P, reduction="top_label")
+    assert top.method == "isotonic"
+    with pytest.warns(UserWarning, match='reduction="top_label"'):
+        full = calibration_decomposition(labels, P)
+    assert (full.method, full.reduction) == ("exact", "full")
+
+
+def test_exact_warning_needs_enough_rows():
+    """Check that a handful of rows does not warn: nothing to regularise."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        calibration_decomposition([0, 1, 1], [0.2, 0.6, 0.9], method="exact")
