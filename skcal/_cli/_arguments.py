@@ -7,6 +7,7 @@ status 2 (argparse's status for usage errors).
 # SPDX-License-Identifier: BSD-3-Clause
 
 import argparse
+import math
 import os
 import re
 
@@ -59,6 +60,35 @@ def integer(minimum, maximum=None):
         return value
 
     parse.__name__ = "integer"
+    return parse
+
+
+def number(minimum, maximum, *, open_low=False):
+    """An argparse type: a finite number in ``[minimum, maximum]``.
+
+    ``open_low`` excludes ``minimum``.
+
+    Examples
+    --------
+    >>> number(0.0, 1.0)("0.8")
+    0.8
+    """
+
+    def parse(text):
+        """The number ``text`` names, within bounds."""
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        below = value <= minimum if open_low else value < minimum
+        if not math.isfinite(value) or below or value > maximum:
+            side = "(" if open_low else "["
+            raise argparse.ArgumentTypeError(
+                f"{text} is not in {side}{minimum:g}, {maximum:g}]"
+            )
+        return value
+
+    parse.__name__ = "number"
     return parse
 
 
@@ -269,11 +299,13 @@ def _add_report_options(report):
         help=f"the measures to report, any of {', '.join(sorted(MEASURES_BY_NAME))} "
         f"(default: {' '.join(REPORT_METRICS)})",
     )
+    _add_bins(report)
     _add_out(
         report,
         default=None,
-        what="the table as <name>-calibration.csv and the "
-        "diagrams as <name>-reliability.png, <name>-calibration-sharpness.png",
+        what="the measures as <name>-calibration.csv, the per-bin table as "
+        "<name>-bins.csv and the diagrams as <name>-reliability.png, "
+        "<name>-calibration-sharpness.png",
     )
     report.add_argument(
         "--n-bootstrap",
@@ -300,6 +332,42 @@ def _add_report_options(report):
         f"memory, {format_bytes(default_max_bytes())})",
     )
     _add_quiet(report)
+
+
+def _add_bins(report):
+    """The per-bin table's options and ``--at``."""
+    from skcal._utils._bins import STRATEGIES
+
+    report.add_argument(
+        "--n-bins",
+        metavar="N",
+        type=integer(1, 10_000),
+        default=15,
+        help="bins of the table, the binned diagram and the binned measures "
+        "(default: 15)",
+    )
+    report.add_argument(
+        "--strategy",
+        choices=STRATEGIES,
+        default="uniform",
+        help="bins of equal width (uniform) or equal count (quantile) "
+        "(default: uniform)",
+    )
+    report.add_argument(
+        "--at",
+        metavar="P",
+        nargs="+",
+        type=number(0.0, 1.0),
+        default=[],
+        help="say what happened among the predictions near each probability P",
+    )
+    report.add_argument(
+        "--near",
+        metavar="W",
+        type=number(0.0, 0.5, open_low=True),
+        default=0.05,
+        help="with --at: the predictions within W of P (default: 0.05)",
+    )
 
 
 def parse_arguments(argv=None):

@@ -38,12 +38,29 @@ def _draw_reliability(ax, panel, n_bootstrap):
         labels=classes,
         n_bootstrap=n_bootstrap,
         random_state=0,  # a reproducible band
+        verbose=False,
         ax=ax,
     )
 
 
-def _draw_sharpness(ax, panel, n_bootstrap):
-    """A calibration-sharpness diagram (no bootstrap: ``n_bootstrap`` unused)."""
+def _draw_binned(ax, panel, binned):
+    """A binned reliability diagram with counts and Wilson intervals."""
+    from skcal.plotting import BinnedReliabilityDisplay
+
+    y_true, y_prob, classes, sample_weight = panel
+    BinnedReliabilityDisplay.from_predictions(
+        y_true,
+        y_prob,
+        sample_weight=sample_weight,
+        labels=classes,
+        n_bins=binned["n_bins"],
+        strategy=binned["strategy"],
+        ax=ax,
+    )
+
+
+def _draw_sharpness(ax, panel):
+    """A calibration-sharpness diagram."""
     from skcal.plotting import CalibrationSharpnessDisplay
 
     y_true, y_prob, classes, sample_weight = panel
@@ -65,7 +82,27 @@ def _figure(n_panels):
     return figure, axes
 
 
-def write_diagrams(panels, prefix, *, n_bootstrap=100, overwrite=False):
+def _drawings(panels, n_bootstrap, binned):
+    """``(path suffix, [(title, draw(ax)), ...])`` of each file."""
+    reliability = []
+    for title, panel in panels.items():
+        reliability.append(
+            (title, lambda ax, p=panel: _draw_reliability(ax, p, n_bootstrap))
+        )
+        if binned is not None:
+            reliability.append(
+                (f"{title}, binned", lambda ax, p=panel: _draw_binned(ax, p, binned))
+            )
+    sharpness = [
+        (title, lambda ax, p=panel: _draw_sharpness(ax, p))
+        for title, panel in panels.items()
+    ]
+    return [reliability, sharpness]
+
+
+def write_diagrams(
+    panels, prefix, *, n_bootstrap=100, overwrite=False, binned=None, top_label=False
+):
     """Write the reliability and calibration-sharpness diagrams as PNG files.
 
     Parameters
@@ -81,6 +118,12 @@ def write_diagrams(panels, prefix, *, n_bootstrap=100, overwrite=False):
         The bootstrap resamples of the reliability diagram's band.
     overwrite : bool, default=False
         Whether existing files may be replaced.
+    binned : dict, default=None
+        ``{"n_bins": ..., "strategy": ...}``: draw each panel's binned
+        diagram (counts and Wilson intervals) beside its smooth one.
+    top_label : bool, default=False
+        Whether the two classes are the correctness of a predicted label
+        (top-label input): the axes then say confidence and accuracy.
 
     Returns
     -------
@@ -88,11 +131,15 @@ def write_diagrams(panels, prefix, *, n_bootstrap=100, overwrite=False):
         The files written (:func:`diagram_paths`).
     """
     paths = diagram_paths(prefix)
-    for path, draw in zip(paths, (_draw_reliability, _draw_sharpness), strict=True):
-        figure, axes = _figure(len(panels))
-        for ax, (title, panel) in zip(axes, panels.items(), strict=False):
-            draw(ax, panel, n_bootstrap)
+    for path, drawings in zip(
+        paths, _drawings(panels, n_bootstrap, binned), strict=True
+    ):
+        figure, axes = _figure(len(drawings))
+        for ax, (title, draw) in zip(axes, drawings, strict=False):
+            draw(ax)
             ax.set_title(title)
+            if top_label:
+                ax.set(xlabel="Confidence", ylabel="Accuracy")
         with open_output(path, overwrite, binary=True) as file:
             figure.savefig(file, format="png", dpi=100)
     return paths

@@ -227,21 +227,42 @@ class Problem(NamedTuple):
         The class of each column.
     description : str
         One line on what is measured.
+    event : str
+        In plain words, the event whose probability the binary view gives,
+        e.g. ``"the predicted label was right"``.
+    top_label : bool
+        Whether that view is a confidence against the correctness of a
+        predicted label (top-label input, or several classes).
     """
 
     y_true: np.ndarray
     y_prob: np.ndarray
     classes: np.ndarray
     description: str
+    event: str
+    top_label: bool
 
-    def score(self, measure, sample_weight=None):
+    def score(self, measure, sample_weight=None, **options):
         """The value of a registered measure (see ``Measure.evaluate``)."""
         return measure.evaluate(
             self.y_true,
             self.y_prob,
             classes=np.arange(self.y_prob.shape[1]),
             sample_weight=sample_weight,
+            **options,
         )
+
+    def view(self):
+        """``(y, p)``: the binary view the calibration errors measure.
+
+        The positive class's probability against its indicator, or the
+        largest probability against whether its class is the true one.
+        """
+        if self.y_prob.shape[1] == 2:
+            return self.y_true.astype(np.float64), self.y_prob[:, 1]
+        rows = np.arange(self.y_prob.shape[0])
+        top = np.argmax(self.y_prob, axis=1)
+        return (top == self.y_true).astype(np.float64), self.y_prob[rows, top]
 
 
 def _two_columns(positive):
@@ -252,7 +273,7 @@ def _two_columns(positive):
     return matrix
 
 
-def _binary(data, what):
+def _binary(data, what, event):
     """The problem of a validated binary ``CalibrationData``.
 
     The matrix is ``[1 - p, p]``, so the classes are put in that order: the
@@ -267,6 +288,8 @@ def _binary(data, what):
         _two_columns(data.y_prob),
         classes,
         f"{what}; event rate {rate:.4f}, mean probability {mean:.4f}",
+        event,
+        False,
     )
 
 
@@ -288,6 +311,8 @@ def _multiclass(data):
         f"{y_prob.shape[1]} classes; calibration errors of the top label "
         "(confidence), proper scores of the whole probability vectors; accuracy "
         f"{accuracy:.4f}, mean confidence {confidence:.4f}",
+        "the most probable class was the true one",
+        True,
     )
 
 
@@ -363,6 +388,8 @@ def _top_label(request, columns):
         f"top-label: probability {request.confidence!r} of the event "
         f"{request.predicted} == {request.y_true}; accuracy {accuracy:.4f}, "
         f"mean confidence {confidence:.4f}",
+        f"{request.predicted} was right",
+        True,
     )
 
 
@@ -406,4 +433,4 @@ def build_problem(request, columns, *, printed, pos_label=None, labels=None):
     column = names[data.pos_index] if len(names) > 1 else names[0]
     positive = data.classes.tolist()[data.pos_index]
     what = f"binary; {column!r} is the probability of {request.y_true} == {positive!r}"
-    return _binary(data, what)
+    return _binary(data, what, f"{request.y_true} was {positive!r}")

@@ -5,8 +5,9 @@ skcal's input contract, every measure is computed by the registry's
 ``Measure.evaluate`` with the intervals of
 :func:`skcal.metrics.confidence_interval` (one engine,
 :func:`skcal.metrics._interval.measure_intervals`), and the table is printed and,
-with ``--out``, written with the diagrams. Output files are written before
-anything is printed, so that an error leaves stdout empty.
+with ``--out``, written with the diagrams; then the per-bin table and the
+answers to ``--at`` (:mod:`skcal._cli._bin_table`). Output files are written
+before anything is printed, so that an error leaves stdout empty.
 """
 
 # SPDX-License-Identifier: BSD-3-Clause
@@ -16,6 +17,14 @@ from pathlib import Path
 
 import numpy as np
 
+from skcal._cli._bin_table import (
+    BIN_HEADER,
+    bin_rows,
+    bin_table,
+    describe,
+    near,
+    printed_bins,
+)
 from skcal._cli._diagrams import diagram_paths, write_diagrams
 from skcal._cli._errors import reported
 from skcal._cli._inputs import build_problem, column_request
@@ -25,6 +34,15 @@ from skcal.metrics._interval import measure_intervals
 from skcal.metrics._registry import MEASURES_BY_NAME
 
 CONFIDENCE_LEVEL = 0.95
+
+# The measures that take the report's --n-bins and --strategy.
+_BINNED = ("expected_calibration_error", "binned_calibration_error")
+
+
+def _options(args, measures):
+    """``{name: options}``: the bins of the binned measures."""
+    bins = {"n_bins": args.n_bins, "strategy": args.strategy}
+    return {name: (bins if name in _BINNED else {}) for name in measures}
 
 
 def _about(src, request):
@@ -68,6 +86,7 @@ def _intervals(problem, measures, values, args):
         confidence_level=CONFIDENCE_LEVEL,
         rng=np.random.RandomState(args.random_state),
         verbose=verbosity(args),
+        options=_options(args, measures),
     )
 
 
@@ -75,8 +94,11 @@ def _measure(args, src, request):
     """The problem, ``{name: value}`` and ``{name: (low, high)}``."""
     problem = _load(args, src, request)
     measures = {name: MEASURES_BY_NAME[name] for name in dict.fromkeys(args.metrics)}
+    options = _options(args, measures)
     with reported(str(src.path)):
-        values = {name: problem.score(m) for name, m in measures.items()}
+        values = {
+            name: problem.score(m, **options[name]) for name, m in measures.items()
+        }
         intervals = _intervals(problem, measures, values, args)
     return problem, values, intervals
 
@@ -87,18 +109,20 @@ def _outputs(args, src):
         return None
     folder = Path(args.out)
     table, prefix = folder / f"{src.stem}-calibration.csv", f"{folder / src.stem}-"
-    prepare_outputs(folder, [table, *diagram_paths(prefix)], args.overwrite)
-    return table, prefix
+    bins = folder / f"{src.stem}-bins.csv"
+    prepare_outputs(folder, [table, bins, *diagram_paths(prefix)], args.overwrite)
+    return table, bins, prefix
 
 
-def _write(outputs, problem, values, intervals, args, src):
-    """Write the table as CSV and the diagrams; return the paths."""
-    table, prefix = outputs
+def _write(outputs, problem, values, intervals, bins, args, src):
+    """Write the tables as CSV and the diagrams; return the paths."""
+    table, bins_path, prefix = outputs
     rows = []
     for name, value in values.items():
         low, high = intervals.get(name, (math.nan, math.nan))
         rows.append([name, repr(value), repr(low), repr(high)])
     write_csv(table, ["measure", "value", "ci_low", "ci_high"], rows, args.overwrite)
+    write_csv(bins_path, BIN_HEADER, bin_rows(bins), args.overwrite)
     panel = (
         problem.classes[problem.y_true],
         problem.y_prob,
@@ -111,12 +135,14 @@ def _write(outputs, problem, values, intervals, args, src):
             prefix,
             n_bootstrap=args.n_bootstrap,
             overwrite=args.overwrite,
+            binned={"n_bins": args.n_bins, "strategy": args.strategy},
+            top_label=problem.top_label,
         )
-    return [table, *diagrams]
+    return [table, bins_path, *diagrams]
 
 
 def _printed_table(src, problem, values, intervals, n_bootstrap):
-    """The lines printed on stdout."""
+    """The lines of the measures' table."""
     rows = []
     for name, value in values.items():
         low, high = intervals.get(name, (math.nan, math.nan))
@@ -138,6 +164,25 @@ def _printed_table(src, problem, values, intervals, n_bootstrap):
     return lines
 
 
+def _printed_rest(args, problem, values, bins):
+    """The lines after the measures: definitions, per-bin table, --at answers."""
+    options = {"n_bins": args.n_bins, "strategy": args.strategy}
+    lines = ["", "What the measures are:"]
+    lines += [f"  {name}: {describe(name, problem, options)}" for name in values]
+    x = "confidence" if problem.top_label else "predicted probability"
+    kind = "equal-width" if args.strategy == "uniform" else "equal-count"
+    lines += [
+        "",
+        f"Per bin ({args.n_bins} {kind} bins of the {x}; observed rate: how "
+        f"often {problem.event}; {100 * CONFIDENCE_LEVEL:g}% Wilson intervals):",
+        format_table(*printed_bins(bins, problem, CONFIDENCE_LEVEL)),
+    ]
+    if args.at:
+        lines.append("")
+        lines += [near(problem, at, args.near, CONFIDENCE_LEVEL) for at in args.at]
+    return lines
+
+
 def run_report(args):
     """Run ``skcal report``.
 
@@ -155,12 +200,14 @@ def run_report(args):
     request = column_request(args, src)
     outputs = _outputs(args, src)
     problem, values, intervals = _measure(args, src, request)
+    bins = bin_table(problem, args.n_bins, args.strategy, CONFIDENCE_LEVEL)
     written = (
         []
         if outputs is None
-        else _write(outputs, problem, values, intervals, args, src)
+        else _write(outputs, problem, values, intervals, bins, args, src)
     )
     lines = _printed_table(src, problem, values, intervals, args.n_bootstrap)
+    lines += _printed_rest(args, problem, values, bins)
     lines += [f"Wrote {path}" for path in written]
     print("\n".join(lines))
     return 0

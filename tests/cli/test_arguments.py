@@ -55,6 +55,16 @@ def test_help(capsys, command):
         (["report", "x.csv", "--random-state", str(2**32)], "is more than 4294967295"),
         (["report", "x.csv", "--format", "xlsx"], "invalid choice: 'xlsx'"),
         (["report", "x.csv", "--n-bootstrap", "-1"], "-1 is less than 0"),
+        (["report", "x.csv", "--n-bins", "0"], "argument --n-bins: 0 is less than 1"),
+        (["report", "x.csv", "--strategy", "kmeans"], "invalid choice: 'kmeans'"),
+        (["report", "x.csv", "--at", "1.5"], "argument --at: 1.5 is not in [0, 1]"),
+        (["report", "x.csv", "--at", "high"], "argument --at: 'high' is not a number"),
+        (["report", "x.csv", "--at", "nan"], "argument --at: nan is not in [0, 1]"),
+        (["report", "x.csv", "--near", "0"], "argument --near: 0 is not in (0, 0.5]"),
+        (
+            ["report", "x.csv", "--near", "0.6"],
+            "argument --near: 0.6 is not in (0, 0.5]",
+        ),
     ],
 )
 def test_usage_errors(capsys, args, match):

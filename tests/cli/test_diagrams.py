@@ -48,7 +48,12 @@ def test_write_diagrams_draws_each_panel(global_random_seed, monkeypatch, tmp_pa
         assert_array_equal(y, panel[0])
         assert_array_equal(p, panel[1])
         assert_array_equal(options.pop("labels"), panel[2])
-        assert options == {"sample_weight": None, "n_bootstrap": 7, "random_state": 0}
+        assert options == {
+            "sample_weight": None,
+            "n_bootstrap": 7,
+            "random_state": 0,
+            "verbose": False,
+        }
     assert "n_bootstrap" not in calls[2][3]
 
 
@@ -58,6 +63,43 @@ def test_write_diagrams_real_displays(global_random_seed, tmp_path):
     panels = {"binary": _panel(rng, 2, n=200), "multiclass": _panel(rng, 3, n=200)}
     for path in write_diagrams(panels, tmp_path / "x-", n_bootstrap=0):
         assert path.read_bytes().startswith(b"\x89PNG")
+
+
+def test_write_diagrams_binned_beside_smooth_and_top_label_axes(
+    global_random_seed, monkeypatch, tmp_path
+):
+    """Check the report's figure: binned with counts beside smooth, axes named.
+
+    Top-label input is a binary problem (is the predicted label right?), whose
+    axes are the confidence and the accuracy, not "positive class: 1".
+    """
+    import skcal._cli._diagrams as diagrams
+
+    figures = []
+    make_figure = diagrams._figure
+
+    def recording(n_panels):
+        figure, axes = make_figure(n_panels)
+        figures.append(figure)
+        return figure, axes
+
+    monkeypatch.setattr(diagrams, "_figure", recording)
+    rng = np.random.RandomState(global_random_seed)
+    panels = {"model": _panel(rng, 2, n=300)}
+    write_diagrams(
+        panels,
+        tmp_path / "x-",
+        n_bootstrap=0,
+        binned={"n_bins": 7, "strategy": "quantile"},
+        top_label=True,
+    )
+    reliability, sharpness = figures
+    smooth, binned = [ax for ax in reliability.axes if ax.get_visible()]
+    assert "binned" in binned.get_title()
+    # Seven bins: seven count bars under the binned curve.
+    assert len(binned.patches) == 7
+    for ax in (smooth, binned, *sharpness.axes):
+        assert (ax.get_xlabel(), ax.get_ylabel()) == ("Confidence", "Accuracy")
 
 
 def test_write_diagrams_never_overwrites(global_random_seed, tmp_path):

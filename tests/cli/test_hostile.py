@@ -626,6 +626,11 @@ def test_output_files_are_not_overwritten(capsys, tmp_path):
     (out / "preds-calibration.csv").unlink()
     line = error_line(capsys, "report", path, *options)
     assert line.endswith(
+        "preds-bins.csv exists; pass --overwrite or choose another --out"
+    )
+    (out / "preds-bins.csv").unlink()
+    line = error_line(capsys, "report", path, *options)
+    assert line.endswith(
         "preds-reliability.png exists; pass --overwrite or choose another --out"
     )
     assert not table.exists()  # nothing written before the refusal

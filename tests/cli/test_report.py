@@ -333,3 +333,115 @@ def test_report_positive_class_in_the_first_column(
     assert classes.tolist() == ["sick", "well"]
     assert np.array_equal(y_true, words)
     assert_allclose(y_prob[:, 1], 1.0 - p, rtol=1e-12)
+
+
+# ---------------------------------------------------------------------------
+# The per-bin table, the definitions and --at
+# ---------------------------------------------------------------------------
+
+
+def test_report_per_bin_table(capsys, tmp_path, global_random_seed):
+    """Check the printed and written per-bin table against reliability_table.
+
+    --n-bins and --strategy reach the table and the binned measure.
+    """
+    from skcal.metrics import reliability_table
+    from tests.cli._helpers import read_csv
+
+    rng = np.random.RandomState(global_random_seed)
+    y, p = random_binary(rng)
+    path = write_rows(tmp_path / "preds.csv", ["y", "p"], rows_of(y, p))
+    options = ["--n-bins", "6", "--strategy", "quantile", "--n-bootstrap", "0"]
+    status, out, err = run(
+        capsys,
+        "report",
+        path,
+        "--y-true",
+        "y",
+        "--y-prob",
+        "p",
+        *options,
+        "--out",
+        tmp_path,
+    )
+    assert status == 0, err
+    table = reliability_table(y, p, n_bins=6, strategy="quantile")
+    rows = read_csv(tmp_path / "preds-bins.csv")
+    assert len(rows) == 6
+    for j, row in enumerate(rows):
+        assert int(row["count"]) == table.count[j]
+        for column, expected in [
+            ("bin_low", table.bin_lower),
+            ("bin_high", table.bin_upper),
+            ("mean_prediction", table.mean_predicted),
+            ("observed_rate", table.event_rate),
+            ("ci_low", table.interval_low),
+            ("ci_high", table.interval_high),
+        ]:
+            assert float(row[column]) == pytest.approx(expected[j], rel=1e-12)
+        printed_row = f"({table.bin_lower[j]:.3f}, {table.bin_upper[j]:.3f}]  "
+        assert printed_row in out
+    assert "Per bin (6 equal-count bins of the predicted probability; observed " in out
+    assert "how often y was 1" in out
+    ece = expected_calibration_error(y, p, n_bins=6, strategy="quantile")
+    assert printed(out, "expected_calibration_error") == pytest.approx(ece, abs=5e-5)
+
+
+def test_report_says_what_each_measure_is(capsys, tmp_path, global_random_seed):
+    """Check the definitions: bins of the ECE, bandwidth of the SmoothECE."""
+    rng = np.random.RandomState(global_random_seed)
+    y, p = random_multiclass(rng)
+    path = tmp_path / "preds.npz"
+    np.savez(path, y=y, p=p)
+    status, out, err = run(
+        capsys, "report", path, "--y-true", "y", "--y-prob", "p", "--n-bootstrap", "0"
+    )
+    assert status == 0, err
+    definitions = out.split("What the measures are:")[1].split("Per bin")[0]
+    lines = dict(
+        line.strip().split(": ", 1) for line in definitions.strip().splitlines()
+    )
+    assert list(lines) == list(REPORT_MEASURES)
+    assert (
+        "15 equal-width bins of the confidence" in lines["expected_calibration_error"]
+    )
+    confidence = p.max(axis=1)
+    correct = (p.argmax(axis=1) == y).astype(int)
+    _, sigma = smooth_ece(correct, confidence, return_sigma=True)
+    assert f"bandwidth {sigma:.3f}" in lines["smooth_ece"]
+    assert "summed over the classes" in lines["brier_score_loss"]
+    assert "how often the most probable class was the true one" in out
+
+
+def test_report_at_a_probability(capsys, tmp_path):
+    """Check --at: the rows near the value, their rate and Wilson interval, in words."""
+    from skcal.metrics import reliability_table
+
+    p = np.r_[np.full(40, 0.78), np.full(60, 0.83), np.full(50, 0.2)]
+    y = np.r_[np.ones(20), np.zeros(20), np.ones(30), np.zeros(30), np.zeros(50)]
+    path = write_rows(tmp_path / "preds.csv", ["y", "p"], rows_of(y.astype(int), p))
+    status, out, err = run(
+        capsys,
+        "report",
+        path,
+        "--y-true",
+        "y",
+        "--y-prob",
+        "p",
+        "--n-bootstrap",
+        "0",
+        "--at",
+        "0.8",
+        "0.5",
+        "--near",
+        "0.05",
+    )
+    assert status == 0, err
+    near = reliability_table(y[:100], p[:100], n_bins=1)
+    low, high = 100 * near.interval_low[0], 100 * near.interval_high[0]
+    assert (
+        f"At 0.8: 100 predictions lie within 0.05 of it (mean {0.81:.3f}); y was 1 "
+        f"for 50 of them, 50.0% (95% interval {low:.1f}% to {high:.1f}%), less "
+        "often than predicted: the predictions are too high there."
+    ) in out
+    assert "At 0.5: no prediction lies within 0.05 of it." in out

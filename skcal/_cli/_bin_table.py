@@ -1,0 +1,192 @@
+"""What ``skcal report`` says beyond the measures: bins, probabilities, definitions.
+
+The per-bin table is :func:`skcal.metrics.reliability_table` of the binary
+view the calibration errors measure (the positive class, or the top label's
+confidence); ``--at`` asks the same of the rows whose prediction lies near a
+probability; each measure gets one line on what it is, with its bins or
+bandwidth.
+"""
+
+# SPDX-License-Identifier: BSD-3-Clause
+
+import math
+
+import numpy as np
+
+from skcal.metrics import reliability_table, smooth_ece
+
+# The columns of the table, printed and written as CSV.
+BIN_HEADER = [
+    "bin_low",
+    "bin_high",
+    "count",
+    "mean_prediction",
+    "observed_rate",
+    "ci_low",
+    "ci_high",
+]
+
+
+def bin_table(problem, n_bins, strategy, confidence_level):
+    """The per-bin table of ``problem``'s binary view, with Wilson intervals."""
+    y, p = problem.view()
+    return reliability_table(
+        y,
+        p,
+        n_bins=n_bins,
+        strategy=strategy,
+        interval="wilson",
+        confidence_level=confidence_level,
+    )
+
+
+def bin_rows(table):
+    """The rows of the table, one per bin: edges, count, means and interval."""
+    return [
+        [float(low), float(high), int(count)]
+        + [float(v) for v in (mean, rate, ci_low, ci_high)]
+        for low, high, count, mean, rate, ci_low, ci_high in zip(
+            table.bin_lower,
+            table.bin_upper,
+            table.count,
+            table.mean_predicted,
+            table.event_rate,
+            table.interval_low,
+            table.interval_high,
+            strict=True,
+        )
+    ]
+
+
+def _cell(value):
+    return "-" if math.isnan(value) else f"{value:.3f}"
+
+
+def printed_bins(table, problem, level):
+    """The table's header and cells as printed (empty bins show dashes)."""
+    x = "confidence" if problem.top_label else "prediction"
+    header = [
+        "bin",
+        "count",
+        f"mean {x}",
+        "observed rate",
+        f"{100 * level:g}% interval",
+    ]
+    cells = []
+    for low, high, count, mean, rate, ci_low, ci_high in bin_rows(table):
+        interval = "-" if count == 0 else f"[{ci_low:.3f}, {ci_high:.3f}]"
+        cells.append(
+            [
+                f"({low:.3f}, {high:.3f}]",
+                str(count),
+                _cell(mean),
+                _cell(rate),
+                interval,
+            ]
+        )
+    return header, cells
+
+
+def near(problem, at, width, level):
+    """One sentence on the rows whose prediction lies within ``width`` of ``at``.
+
+    The observed rate among them, with its Wilson interval, against their
+    mean prediction.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skcal._cli._inputs import Problem
+    >>> p = np.array([0.78, 0.8, 0.82, 0.81, 0.3])
+    >>> problem = Problem(
+    ...     np.array([1, 1, 0, 1, 0]), np.column_stack([1 - p, p]),
+    ...     np.array([0, 1]), "", "y was 1", False)
+    >>> print(near(problem, 0.8, 0.05, 0.95))
+    At 0.8: 4 predictions lie within 0.05 of it (mean 0.802); y was 1 for 3
+    of them, 75.0% (95% interval 30.1% to 95.4%), in line with the
+    predictions.
+    """
+    y, p = problem.view()
+    rows = np.abs(p - at) <= width + 1e-12
+    count = int(np.count_nonzero(rows))
+    if not count:
+        return f"At {at:g}: no prediction lies within {width:g} of it."
+    window = reliability_table(
+        y[rows], p[rows], n_bins=1, interval="wilson", confidence_level=level
+    )
+    mean, rate = window.mean_predicted[0], window.event_rate[0]
+    low, high = window.interval_low[0], window.interval_high[0]
+    if low > mean:
+        verdict = "more often than predicted: the predictions are too low there"
+    elif high < mean:
+        verdict = "less often than predicted: the predictions are too high there"
+    else:
+        verdict = "in line with the predictions"
+    events = round(float(np.sum(y[rows])))
+    return (
+        f"At {at:g}: {count} predictions lie within {width:g} of it (mean "
+        f"{mean:.3f}); {problem.event} for {events} of them, {100 * rate:.1f}% "
+        f"({100 * level:g}% interval {100 * low:.1f}% to {100 * high:.1f}%), "
+        f"{verdict}."
+    )
+
+
+# One line per measure; {x} is what is binned or smoothed, {bins} the bins,
+# {sigma} the SmoothECE's bandwidth, {brier} and {log} what the scores score.
+_DEFINITIONS = {
+    "expected_calibration_error": (
+        "|observed rate - mean prediction| of each bin, weighted by its rows, "
+        "over {bins} of the {x}"
+    ),
+    "binned_calibration_error": (
+        "|observed rate - mean prediction| of each bin, weighted by its rows, "
+        "over {bins} of the {x}"
+    ),
+    "smooth_ece": (
+        "mean |rate - prediction| after reflected-Gaussian smoothing of the {x}, "
+        "bandwidth {sigma:.3f} (fixed point)"
+    ),
+    "cutoff_calibration_error": (
+        "largest mean residual (outcome - prediction) over any interval of the {x}"
+    ),
+    "kernel_calibration_error": (
+        "mean squared gap to a Gaussian-kernel event rate, bandwidth 0.050"
+    ),
+    "smooth_calibration_error": (
+        "largest mean residual weighted by a 1-Lipschitz function of the {x}"
+    ),
+    "logit_smoothed_ece": (
+        "ECE of the {x} with Gaussian noise (0.1) added in logit space"
+    ),
+    "brier_score_loss": (
+        "mean squared error {brier} (scikit-learn's brier_score_loss)"
+    ),
+    "log_loss": (
+        "mean -ln of the probability given to {log} (scikit-learn's log_loss)"
+    ),
+}
+
+
+def describe(name, problem, options):
+    """One line on what the measure ``name`` is, with its bins or bandwidth.
+
+    ``options`` holds ``n_bins`` and ``strategy`` (those of the binned
+    measures).
+    """
+    x = "confidence" if problem.top_label else "predicted probability"
+    kind = "equal-width" if options["strategy"] == "uniform" else "equal-count"
+    several = problem.y_prob.shape[1] > 2
+    fields = {
+        "x": x,
+        "bins": f"{options['n_bins']} {kind} bins",
+        "brier": "summed over the classes" if several else f"of the {x}",
+        "log": "the true class" if several else "the observed outcome",
+    }
+    if name == "smooth_ece":
+        y, p = problem.view()
+        fields["sigma"] = smooth_ece(y, p, return_sigma=True)[1]
+    if name not in _DEFINITIONS:  # a measure registered without a line here
+        from skcal.metrics._registry import MEASURES_BY_NAME
+
+        return MEASURES_BY_NAME[name].function.__doc__.strip().splitlines()[0]
+    return _DEFINITIONS[name].format(**fields)
