@@ -188,5 +188,6 @@ def describe(name, problem, options):
     if name not in _DEFINITIONS:  # a measure registered without a line here
         from skcal.metrics._registry import MEASURES_BY_NAME
 
-        return MEASURES_BY_NAME[name].function.__doc__.strip().splitlines()[0]
+        doc = (MEASURES_BY_NAME[name].function.__doc__ or "").strip()
+        return doc.splitlines()[0] if doc else "(no description)"
     return _DEFINITIONS[name].format(**fields)
