@@ -268,6 +268,42 @@ def _curve_at(smoother, sigma, n_points):
     return curve, weight / smoother.total_weight[..., None]
 
 
+def _kernel_diagonal(t, sigma):
+    r"""The reflected Gaussian kernel at equal arguments, :math:`\tilde K_\sigma(t, t)`.
+
+    From its images, :math:`\sum_k \varphi_\sigma(2k) + \varphi_\sigma(2t - 2k)`,
+    when ``sigma <= 0.5`` (images with :math:`|k| > 3` carry a factor below
+    :math:`e^{-32}`), and from its cosine series otherwise.
+    """
+    if sigma <= 0.5:
+        shifts = 2.0 * np.arange(-3, 4)
+        values = np.concatenate(
+            [np.broadcast_to(shifts, (t.shape[0], 7)), 2.0 * t[:, None] - shifts],
+            axis=1,
+        )
+        scale = 1.0 / (math.sqrt(2.0 * math.pi) * sigma)
+        return scale * np.exp(-0.5 * (values / sigma) ** 2).sum(axis=1)
+    k = np.arange(1, math.ceil(_NEGLIGIBLE_K / sigma) + 1, dtype=np.float64)
+    factor = np.exp(-0.5 * (np.pi * sigma * k) ** 2)
+    return 1.0 + 2.0 * (factor * np.cos(np.pi * np.outer(t, k)) ** 2).sum(axis=1)
+
+
+def _where_the_data_are(p, sample_weight, grid, density, sigma):
+    """The effective number of predictions near each grid point, and their range.
+
+    ``n_effective(t) = N density(t) / K(t, t)``, with ``N`` the effective
+    number of rows (Kish's, the number of rows without weights).
+    """
+    if sample_weight is None:
+        n_rows, kept = float(p.shape[0]), p
+    else:
+        scaled = sample_weight / sample_weight.max()
+        n_rows = float(scaled.sum() ** 2 / (scaled * scaled).sum())
+        kept = p[sample_weight > 0]
+    n_effective = n_rows * density / _kernel_diagonal(grid, sigma)
+    return n_effective, (float(kept.min()), float(kept.max()))
+
+
 def _resampling_map(y, p, sample_weight, n_intervals):
     """Atoms of rows and the linear map from their resampled weights to grid masses.
 
@@ -719,6 +755,15 @@ def smooth_reliability_curve(
         - ``density``: ndarray of shape (n_points,), the smoothed density
           :math:`\hat\delta(t)` of the predictions (it integrates to 1 over
           [0, 1]);
+        - ``n_effective``: ndarray of shape (n_points,), the effective
+          number of predictions near :math:`t`, :math:`n_{\mathrm{eff}}(t)`:
+          each row counts by its kernel weight relative to a row at
+          :math:`t` (see Notes). A diagram should not draw the curve where
+          it is small (:class:`~skcal.plotting.SmoothReliabilityDisplay`
+          hides it below 10);
+        - ``prediction_range``: tuple of two floats, the smallest and the
+          largest prediction (of positive weight); the curve between the
+          grid and this range is an extrapolation by the kernel;
         - ``sigma``: float, the bandwidth;
         - ``smooth_ece``: float, the SmoothECE (``sigma="auto"``) or
           :math:`\mathrm{smECE}_\sigma`, as returned by :func:`smooth_ece`;
@@ -753,6 +798,27 @@ def smooth_reliability_curve(
     [1]_. Unlike relplot, no constant is added to the density (which pulls
     its curve towards 0 away from the data) and no bootstrap average
     replaces the fit.
+
+    *Where the data are.* The effective number of predictions near
+    :math:`t` is
+
+    .. math::
+
+        n_{\mathrm{eff}}(t) = N \, \frac{\hat\delta(t)}{\tilde K_\sigma(t, t)}
+        = \frac{N}{W} \sum_i w_i \frac{\tilde K_\sigma(t, p_i)}
+        {\tilde K_\sigma(t, t)},
+
+    with :math:`N = (\sum_i w_i)^2 / \sum_i w_i^2` (Kish's effective
+    sample size; the number of rows without weights). Without weights it is
+    :math:`\sum_i e^{-(t - p_i)^2 / (2\sigma^2)}` away from 0 and 1: a row
+    at :math:`t` counts 1, a row one bandwidth away 0.61, a row three
+    bandwidths away 0.01; the reflection keeps a row at 0 or 1 counting 1
+    at its own position. Since no row has a kernel weight much above that
+    of a row at :math:`t`, :math:`n_{\mathrm{eff}}(t)` is about at most
+    Kish's effective number of rows of the kernel average
+    :math:`\hat y(t)`, whose standard error is therefore about at most
+    :math:`\sqrt{\hat y(t)(1 - \hat y(t)) / n_{\mathrm{eff}}(t)}`: below
+    0.16 where :math:`n_{\mathrm{eff}}(t) \ge 10`.
 
     *Band.* Each of ``n_bootstrap`` replicates resamples the rows with
     replacement and recomputes :math:`\hat y` at the full data's bandwidth on
@@ -803,10 +869,14 @@ def smooth_reliability_curve(
     )
     used, value = _bandwidth(smoother, sigma, eps)
     calibration, density = _curve_at(smoother, used, n_points)
+    grid = np.linspace(0.0, 1.0, n_points)
+    n_effective, prediction_range = _where_the_data_are(p, w, grid, density, used)
     result = Bunch(
-        grid=np.linspace(0.0, 1.0, n_points),
+        grid=grid,
         calibration=calibration,
         density=density,
+        n_effective=n_effective,
+        prediction_range=prediction_range,
         sigma=used,
         smooth_ece=value,
         band_low=None,

@@ -929,3 +929,44 @@ def test_smooth_top_label_is_confidence_against_correctness(global_random_seed):
     for key in ("calibration", "density", "band_low", "band_high"):
         assert_array_equal(curve[key], expected[key], err_msg=key)
     assert curve.smooth_ece == smooth_ece(y_true, y_prob)
+
+
+# ---------------------------------------------------------------------------
+# Where the data are: n_effective and prediction_range (issue 12)
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("sigma", ["auto", 0.03, 0.8])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_n_effective_matches_kernel_sums(global_random_seed, sigma, weighted):
+    """Check n_effective against direct sums of the reflected kernel (issue 12)."""
+    rng = np.random.RandomState(global_random_seed)
+    y, p = _random_binary(rng, 150)
+    w = rng.uniform(0, 2, size=150) if weighted else None
+    curve = smooth_reliability_curve(y, p, sample_weight=w, sigma=sigma, n_points=51)
+    weights = np.ones_like(p) if w is None else w
+    kish = weights.sum() ** 2 / (weights**2).sum()
+    relative = (
+        ref_kernel(curve.grid, p, curve.sigma)
+        / np.diag(ref_kernel(curve.grid, curve.grid, curve.sigma))[:, None]
+    )
+    expected = kish * (relative @ weights) / weights.sum()
+    assert_allclose(curve.n_effective, expected, rtol=1e-4, atol=1e-8)
+    kept = p[weights > 0]
+    assert curve.prediction_range == (kept.min(), kept.max())
+    assert all(isinstance(v, float) for v in curve.prediction_range)
+
+
+def test_n_effective_counts_rows_at_their_position():
+    """Check that a row counts 1 at its own prediction, 0 or 1 included (issue 12)."""
+    p = [0.0] * 40 + [0.5] * 25 + [1.0] * 7
+    y = np.arange(72) % 2
+    curve = smooth_reliability_curve(y, p, sigma=0.02, n_points=5)
+    assert_allclose(curve.n_effective, [40, 0, 25, 0, 7], atol=1e-6)
+    # Repeating every row twice doubles it; weights of 2 do not.
+    twice = smooth_reliability_curve(np.r_[y, y], p + p, sigma=0.02, n_points=5)
+    assert_allclose(twice.n_effective, 2 * curve.n_effective, atol=1e-6)
+    weighted = smooth_reliability_curve(
+        y, p, sample_weight=np.full(72, 2.0), sigma=0.02, n_points=5
+    )
+    assert_allclose(weighted.n_effective, curve.n_effective, atol=1e-6)
