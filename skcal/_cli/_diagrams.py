@@ -26,7 +26,7 @@ def diagram_paths(prefix):
     ]
 
 
-def _draw_reliability(ax, panel, n_bootstrap):
+def _draw_reliability(ax, panel, n_bootstrap, verbose):
     """A smooth reliability diagram; ``panel = (y_true, y_prob, classes, weights)``."""
     from skcal.plotting import SmoothReliabilityDisplay
 
@@ -38,7 +38,7 @@ def _draw_reliability(ax, panel, n_bootstrap):
         labels=classes,
         n_bootstrap=n_bootstrap,
         random_state=0,  # a reproducible band
-        verbose=False,
+        verbose=verbose,
         ax=ax,
     )
 
@@ -82,12 +82,15 @@ def _figure(n_panels):
     return figure, axes
 
 
-def _drawings(panels, n_bootstrap, binned):
+def _drawings(panels, n_bootstrap, binned, verbose):
     """``(path suffix, [(title, draw(ax)), ...])`` of each file."""
     reliability = []
     for title, panel in panels.items():
         reliability.append(
-            (title, lambda ax, p=panel: _draw_reliability(ax, p, n_bootstrap))
+            (
+                title,
+                lambda ax, p=panel: _draw_reliability(ax, p, n_bootstrap, verbose),
+            )
         )
         if binned is not None:
             reliability.append(
@@ -101,7 +104,14 @@ def _drawings(panels, n_bootstrap, binned):
 
 
 def write_diagrams(
-    panels, prefix, *, n_bootstrap=100, overwrite=False, binned=None, top_label=False
+    panels,
+    prefix,
+    *,
+    n_bootstrap=100,
+    overwrite=False,
+    binned=None,
+    top_label=False,
+    verbose=False,
 ):
     """Write the reliability and calibration-sharpness diagrams as PNG files.
 
@@ -124,6 +134,8 @@ def write_diagrams(
     top_label : bool, default=False
         Whether the two classes are the correctness of a predicted label
         (top-label input): the axes then say confidence and accuracy.
+    verbose : "auto" or bool, default=False
+        Progress of the bands' resamples (see :mod:`skcal._utils._progress`).
 
     Returns
     -------
@@ -132,7 +144,7 @@ def write_diagrams(
     """
     paths = diagram_paths(prefix)
     for path, drawings in zip(
-        paths, _drawings(panels, n_bootstrap, binned), strict=True
+        paths, _drawings(panels, n_bootstrap, binned, verbose), strict=True
     ):
         figure, axes = _figure(len(drawings))
         for ax, (title, draw) in zip(axes, drawings, strict=False):

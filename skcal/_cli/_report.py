@@ -137,6 +137,7 @@ def _write(outputs, problem, values, intervals, bins, args, src):
             overwrite=args.overwrite,
             binned={"n_bins": args.n_bins, "strategy": args.strategy},
             top_label=problem.top_label,
+            verbose=verbosity(args),
         )
     return [table, bins_path, *diagrams]
 
