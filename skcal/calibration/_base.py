@@ -38,6 +38,10 @@ from skcal._validation import (
 # log-odds stay within +-27.6.
 _CLIP = 1e-12
 
+# Top-label rows: the other classes are capped at c * (1 - _TIE_MARGIN), just
+# below the top class's c, so that the top class stays the first argmax.
+_TIE_MARGIN = 1e-12
+
 RESPONSE_METHODS = ("auto", "decision_function", "predict_proba")
 
 
@@ -318,8 +322,9 @@ class BinaryMapRecalibrator(BaseRecalibrator):
     per class (class against the rest) and rows renormalised to sum to 1
     (uniform where every map gives 0); with ``multiclass="top_label"``, one
     map from the top class's feature to the probability that the top class
-    is right, the other classes sharing the rest in proportion to their
-    original probabilities.
+    is right (Le Coz et al.'s top-versus-all problem). The top class stays
+    the prediction: it gets the map's output clipped to ``[1/K, 1]``, and the
+    other classes share the rest as :func:`top_label_proba` does.
 
     Subclasses set ``_feature`` (``"probability"``, ``"logit"`` or
     ``"natural"``: probabilities for probability inputs and the raw values for
@@ -353,7 +358,7 @@ class BinaryMapRecalibrator(BaseRecalibrator):
 
     def _top_features(self, scores):
         """Top class of each row and the feature of its probability."""
-        top = np.argmax(scores.values, axis=1)
+        top = top_label(scores)
         proba = score_probabilities(scores)
         confidence = np.take_along_axis(proba, top[:, None], axis=1)[:, 0]
         if self._feature == "probability" or (
@@ -405,24 +410,93 @@ class BinaryMapRecalibrator(BaseRecalibrator):
             return np.divide(proba, total, out=uniform, where=total > 0)
         top, feature, original = self._top_features(scores)
         confidence = self._apply_map(self.calibrators_[0], feature)
-        return share_rest(original, top, confidence)
+        return top_label_proba(original, top, confidence)
+
+    def predict(self, X):
+        """The predicted class: the top score's with ``multiclass="top_label"``.
+
+        With ``multiclass="top_label"`` and more than two classes, the class of
+        the largest score (ties to the first), whose probability is the
+        calibrated confidence: the classifier's prediction is kept. Otherwise
+        the class of largest calibrated probability (ties to the first class).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or (n_samples,)
+            Scores (``estimator=None``) or samples for the wrapped classifier.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+        """
+        scores = self._scores(X)
+        if scores.values.ndim == 2 and self.multiclass == "top_label":
+            return self.classes_[top_label(scores)]
+        return self.classes_[np.argmax(self._predict_proba_scores(X, scores), axis=1)]
 
 
-def share_rest(original, top, confidence):
-    """Give each row's top class ``confidence`` and share the rest.
+def top_label_proba(original, top, confidence):
+    r"""Probability rows whose strictly largest entry is the top class's confidence.
 
-    The other classes share ``1 - confidence`` in proportion to their original
-    probabilities, or equally where those are all 0.
+    The top class :math:`k` of each row gets the map's output :math:`h`
+    clipped to :math:`[1/K, 1]`: :math:`c = \min(\max(h, 1/K), 1)` (a top
+    class of :math:`K` never has less than :math:`1/K`; the lower end is
+    raised by a relative ``_TIE_MARGIN``, see below). The other classes share
+    :math:`1 - c` in proportion to their original probabilities :math:`p_j`,
+    capped at :math:`\bar c = c (1 - \eta)`, :math:`\eta` = ``_TIE_MARGIN``
+    (water-filling): :math:`p'_j = \min(\bar c, t p_j)` with :math:`t` such
+    that the row sums to 1. The :math:`r` largest others take the cap, for
+    the first :math:`r` with :math:`(1 - c - r \bar c)\, p_{(r)} \le \bar c
+    \sum_{i \ge r} p_{(i)}` (others in decreasing order, from 0); it holds
+    at the latest for :math:`r = K - 2`, as :math:`(K - 1) \bar c \ge 1 - c`.
+    Uncapped others whose original probabilities are all 0 share their part
+    equally. The cap just below :math:`c` keeps :math:`k` the first argmax
+    of the row, so top-label measures score :math:`c` against whether
+    :math:`k` is right.
+
+    Parameters
+    ----------
+    original : ndarray of shape (n_samples, n_classes)
+        Probabilities before recalibration, with ``n_classes >= 2``.
+    top : ndarray of int of shape (n_samples,)
+        The column of each row's top class.
+    confidence : ndarray of shape (n_samples,)
+        The calibrated probabilities of the top classes, in ``[0, 1]``.
+
+    Returns
+    -------
+    proba : ndarray of shape (n_samples, n_classes)
     """
-    n_classes = original.shape[1]
-    rows = np.arange(original.shape[0])
-    others = original.copy()
-    others[rows, top] = 0.0
-    rest = others.sum(axis=1)
-    scale = np.divide(1.0 - confidence, rest, out=np.zeros_like(rest), where=rest > 0)
-    proba = others * scale[:, None]
-    equal = rest <= 0
-    if equal.any():
-        proba[equal] = ((1.0 - confidence[equal]) / (n_classes - 1))[:, None]
-    proba[rows, top] = confidence
+    n_samples, n_classes = original.shape
+    rows = np.arange(n_samples)
+    # The smallest c with (K - 1) * cap >= 1 - c: 1/K, up to the margin.
+    floor = 1.0 / (n_classes - (n_classes - 1) * _TIE_MARGIN)
+    c = np.clip(confidence, floor, 1.0)
+    cap = (c * (1.0 - _TIE_MARGIN))[:, None]
+    is_other = np.ones(original.shape, dtype=bool)
+    is_other[rows, top] = False
+    others = original[is_other].reshape(n_samples, n_classes - 1)
+    order = np.argsort(-others, axis=1, kind="stable")
+    w = np.take_along_axis(others, order, axis=1)
+    # tail[:, r]: the total of the others after the r largest. Ratios of w to
+    # a tail are at most 1, which keeps subnormal probabilities finite.
+    tail = np.cumsum(w[:, ::-1], axis=1)[:, ::-1]
+    zeros = np.zeros_like(w)
+    n_capped = np.arange(n_classes - 1)
+    left = (1.0 - c)[:, None] - n_capped * cap
+    largest = np.divide(w, tail, out=zeros.copy(), where=tail > 0)
+    enough = left * largest <= cap
+    enough[:, -1] = True
+    r = np.argmax(enough, axis=1)
+    left_r, tail_r = np.maximum(left[rows, r], 0.0), tail[rows, r][:, None]
+    uncapped = n_capped >= r[:, None]
+    fraction = np.divide(w, tail_r, out=zeros, where=uncapped & (tail_r > 0))
+    equal = (left_r / (n_classes - 1 - r))[:, None]
+    share = np.where(tail_r > 0, left_r[:, None] * fraction, equal)
+    capped = np.where(uncapped, np.minimum(share, cap), cap)
+    np.put_along_axis(others, order, capped, axis=1)
+    proba = np.empty_like(original)
+    proba[is_other] = others.ravel()
+    proba[rows, top] = c
     return proba

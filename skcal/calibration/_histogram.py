@@ -73,6 +73,11 @@ class HistogramBinningRecalibrator(BinaryMapRecalibrator):
     %(multiclass)s
         One-vs-rest is netcal's behaviour; top-label is the top-label
         binning of Gupta and Ramdas (2022).
+        With ``"top_label"`` the classifier's predicted class (the first
+        largest score) is kept, as in the top-versus-all approach of Le Coz
+        et al. (2024): it gets the map's output clipped to :math:`[1/K, 1]`
+        (:math:`K` classes), and the other classes share the rest in
+        proportion to their probabilities, capped just below it.
     %(input)s
         Logits are binned after the logistic (binary) or softmax function.
     %(response_method)s
@@ -119,6 +124,8 @@ class HistogramBinningRecalibrator(BinaryMapRecalibrator):
        binary reductions", ICLR 2022, arXiv:2107.08353.
     .. [3] M. Chidambaram and R. Ge, "Reassessing how to compare and improve
        the calibration of machine learning models", arXiv:2406.04068.
+    .. [4] A. Le Coz, S. Herbin and F. Adjed, "Confidence calibration of
+       classifiers with many classes", NeurIPS 2024, arXiv:2411.02988.
 
     Examples
     --------

@@ -36,6 +36,11 @@ class IsotonicRecalibrator(BinaryMapRecalibrator):
     ----------
     %(estimator)s
     %(multiclass)s
+        With ``"top_label"`` the classifier's predicted class (the first
+        largest score) is kept, as in the top-versus-all approach of Le Coz
+        et al. (2024): it gets the map's output clipped to :math:`[1/K, 1]`
+        (:math:`K` classes), and the other classes share the rest in
+        proportion to their probabilities, capped just below it.
     interpolation : {"linear", "step"}, default="linear"
         Between the scores seen at fit, interpolate linearly between the
         fitted levels (scikit-learn's behaviour) or keep the level of the
@@ -79,6 +84,8 @@ class IsotonicRecalibrator(BinaryMapRecalibrator):
     .. [2] L. Rossellini, J. A. Soloff, R. F. Barber, Z. Ren and R. Willett,
        "Can a calibration metric be both testable and actionable?",
        COLT 2025, arXiv:2502.19851.
+    .. [3] A. Le Coz, S. Herbin and F. Adjed, "Confidence calibration of
+       classifiers with many classes", NeurIPS 2024, arXiv:2411.02988.
 
     Examples
     --------
@@ -89,6 +96,17 @@ class IsotonicRecalibrator(BinaryMapRecalibrator):
     >>> recal = IsotonicRecalibrator().fit(scores, y)
     >>> recal.predict_proba([0.1, 0.35, 0.9])[:, 1].round(3).tolist()
     [0.0, 0.5, 1.0]
+
+    With ``multiclass="top_label"`` the predicted class is kept even when its
+    calibrated confidence is low (here the map gives 0, raised to 1/3):
+
+    >>> scores = np.array([[0.4, 0.35, 0.25]] * 4 + [[0.9, 0.05, 0.05]] * 4)
+    >>> y = np.array([1, 1, 1, 2, 0, 0, 0, 0])
+    >>> recal = IsotonicRecalibrator(multiclass="top_label").fit(scores, y)
+    >>> recal.predict_proba([[0.4, 0.35, 0.25]]).round(3).tolist()
+    [[0.333, 0.333, 0.333]]
+    >>> recal.predict([[0.4, 0.35, 0.25]]).tolist()
+    [0]
     """
 
     _parameter_constraints: dict = {

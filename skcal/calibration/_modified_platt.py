@@ -78,6 +78,11 @@ class ModifiedPlattRecalibrator(PlattRecalibrator):
         reproducible output across multiple function calls.
     %(multiclass)s
         Each map is checked and may fall back on its own.
+        With ``"top_label"`` the classifier's predicted class (the first
+        largest score) is kept, as in the top-versus-all approach of Le Coz
+        et al. (2024): it gets the map's output clipped to :math:`[1/K, 1]`
+        (:math:`K` classes), and the other classes share the rest in
+        proportion to their probabilities, capped just below it.
     %(input)s
         With ``"logit"`` the sigmoid reads the values as they are, e.g. the
         probabilities themselves, as in the paper.
@@ -127,6 +132,8 @@ class ModifiedPlattRecalibrator(PlattRecalibrator):
     .. [1] L. Rossellini, J. A. Soloff, R. F. Barber, Z. Ren and R. Willett,
        "Can a calibration metric be both testable and actionable?",
        COLT 2025, arXiv:2502.19851.
+    .. [2] A. Le Coz, S. Herbin and F. Adjed, "Confidence calibration of
+       classifiers with many classes", NeurIPS 2024, arXiv:2411.02988.
 
     Examples
     --------

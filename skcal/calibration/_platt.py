@@ -168,6 +168,11 @@ class PlattRecalibrator(BinaryMapRecalibrator):
     ----------
     %(estimator)s
     %(multiclass)s
+        With ``"top_label"`` the classifier's predicted class (the first
+        largest score) is kept, as in the top-versus-all approach of Le Coz
+        et al. (2024): it gets the map's output clipped to :math:`[1/K, 1]`
+        (:math:`K` classes), and the other classes share the rest in
+        proportion to their probabilities, capped just below it.
     %(input)s
         With ``"logit"`` the map reads the values as they are, e.g.
         probabilities themselves, as in Rossellini et al. (2025).
@@ -217,6 +222,8 @@ class PlattRecalibrator(BinaryMapRecalibrator):
     .. [3] L. Rossellini, J. A. Soloff, R. F. Barber, Z. Ren and R. Willett,
        "Can a calibration metric be both testable and actionable?",
        COLT 2025, arXiv:2502.19851.
+    .. [4] A. Le Coz, S. Herbin and F. Adjed, "Confidence calibration of
+       classifiers with many classes", NeurIPS 2024, arXiv:2411.02988.
 
     Examples
     --------

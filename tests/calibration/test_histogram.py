@@ -9,6 +9,7 @@ from scipy.special import expit, softmax
 
 from skcal.calibration import HistogramBinningRecalibrator
 from skcal.metrics import binned_calibration_error, reliability_table
+from tests.calibration._top_label import assert_top_label_rows, calibrated_confidence
 from tests.metrics._reference import (
     random_binary,
     random_multiclass,
@@ -292,7 +293,7 @@ def test_real_ovr(real_multiclass, global_random_seed, strategy):
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
 def test_real_top_label(real_multiclass, global_random_seed, strategy):
-    """Check top-label on real outputs: the top-label table, the rest in proportion."""
+    """Check top-label on real outputs: the top-label table, the prediction kept."""
     rng = np.random.RandomState(global_random_seed)
     labels, probs = _subsample(rng, *real_multiclass, 3000)
     recal = HistogramBinningRecalibrator(
@@ -308,22 +309,13 @@ def test_real_top_label(real_multiclass, global_random_seed, strategy):
     assert_allclose(recal.bin_values_[0][full], table.event_rate[full])
     proba = recal.predict_proba(probs)
     assert proba.shape == probs.shape
-    assert_allclose(proba.sum(axis=1), 1.0, rtol=1e-12)
-    assert proba.min() >= 0.0
     assert proba.max() <= 1.0
-    rows = np.arange(probs.shape[0])
     top = np.argmax(probs, axis=1)
     correct = (top == labels).astype(int)
-    # The top class's recalibrated probability: binned error 0 in sample.
-    error = binned_calibration_error(
-        correct, proba[rows, top], n_bins=10, strategy=strategy
-    )
+    # The map's output: binned error 0 in sample. The top class gets it
+    # clipped to [1/K, 1] and stays the argmax; the others share the rest.
+    mapped = calibrated_confidence(recal, probs)
+    error = binned_calibration_error(correct, mapped, n_bins=10, strategy=strategy)
     assert_allclose(error, 0.0, atol=1e-12)
-    # Non-top classes keep their ratios: proba_j * rest == p_j * (1 - proba_top).
-    others = np.ones_like(probs, dtype=bool)
-    others[rows, top] = False
-    rest_before = np.where(others, probs, 0.0).sum(axis=1, keepdims=True)
-    rest_after = (1.0 - proba[rows, top])[:, None]
-    assert_allclose(
-        (proba * rest_before)[others], (probs * rest_after)[others], atol=1e-12
-    )
+    assert_top_label_rows(probs[:300], proba[:300], mapped[:300])
+    assert_array_equal(np.argmax(proba, axis=1), top)

@@ -15,6 +15,7 @@ from sklearn.naive_bayes import GaussianNB
 
 from skcal.calibration import IsotonicRecalibrator
 from skcal.metrics import cutoff_calibration_error
+from tests.calibration._top_label import assert_top_label_rows, calibrated_confidence
 from tests.metrics._reference import random_binary, random_weights
 
 # CalibratedClassifierCV warns that FrozenEstimator.fit takes no sample_weight;
@@ -285,11 +286,12 @@ def test_real_multiclass_outputs(
 
 
 def test_real_top_label(real_multiclass, global_random_seed):
-    """Check top-label: isotonic correctness on confidence, the rest in proportion.
+    """Check top-label: isotonic correctness on confidence, the prediction kept.
 
-    The top class gets sklearn's isotonic fit of "top class is right" on the
-    confidence, the other classes keep their original proportions, and in
-    sample the top class's probability has cutoff calibration error 0.
+    The map is sklearn's isotonic fit of "top class is right" on the
+    confidence, with cutoff calibration error 0 in sample; the top class gets
+    it clipped to [1/K, 1] and stays the argmax, the other classes share the
+    rest in proportion, capped below it (issue 12).
     """
     rng = np.random.RandomState(global_random_seed)
     labels, probs = _subsample(rng, *real_multiclass, 3000)
@@ -301,16 +303,10 @@ def test_real_top_label(real_multiclass, global_random_seed):
     recal = IsotonicRecalibrator(multiclass="top_label").fit(probs[fit], labels[fit])
     proba = recal.predict_proba(probs)
     expected = _sklearn_isotonic().fit(confidence[fit], correct[fit])
-    assert_allclose(proba[rows, top], expected.predict(confidence), atol=1e-12)
-    # Non-top classes keep their ratios: proba_j * rest == p_j * (1 - proba_top),
-    # with rest the original probability of the non-top classes.
-    others = np.ones_like(probs, dtype=bool)
-    others[rows, top] = False
-    rest_before = np.where(others, probs, 0.0).sum(axis=1, keepdims=True)
-    rest_after = (1.0 - proba[rows, top])[:, None]
-    assert_allclose(
-        (proba * rest_before)[others], (probs * rest_after)[others], atol=1e-12
-    )
-    in_sample = cutoff_calibration_error(correct[fit], proba[fit][rows[fit], top[fit]])
-    assert in_sample <= 1e-12
+    mapped = calibrated_confidence(recal, probs)
+    assert_allclose(mapped, expected.predict(confidence), atol=1e-12)
+    assert_top_label_rows(probs[:300], proba[:300], mapped[:300])
+    assert_array_equal(np.argmax(proba, axis=1), top)
+    assert_array_equal(recal.predict(probs), recal.classes_[top])
+    assert cutoff_calibration_error(correct[fit], mapped[fit]) <= 1e-12
     assert cutoff_calibration_error(correct[fit], confidence[fit]) > 1e-3
