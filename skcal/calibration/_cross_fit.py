@@ -2,6 +2,7 @@
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+import warnings
 from numbers import Integral
 
 import numpy as np
@@ -43,8 +44,12 @@ def _rows_of_params(params, indices, n_samples):
     return sliced
 
 
-def _fit_fold(estimator, X, y, train, fit_params, classes):
-    """Fit a clone of ``estimator`` on the rows ``train``; check it saw every class."""
+def _fit_fold(estimator, X, y, fold, fit_params, classes):
+    """Fit a clone of ``estimator`` on the training rows of ``fold``.
+
+    ``fold`` is ``(index, train, test)``; the classifier must know every class.
+    """
+    index, train, _ = fold
     n = len(y)
     fitted = clone(estimator).fit(
         take_rows(X, train), y[train], **_rows_of_params(fit_params, train, n)
@@ -53,25 +58,69 @@ def _fit_fold(estimator, X, y, train, fit_params, classes):
     if seen.shape[0] != classes.shape[0] or not np.all(seen == classes):
         missing = sorted(set(classes.tolist()) - set(seen.tolist()))
         raise ValueError(
-            f"A training fold lacks the class(es) {missing}: use fewer folds or a "
-            "stratified splitter, so that every fold holds every class."
+            f"The classifier fitted on the training part of fold {index} of cv "
+            f"lacks the class(es) {missing}: use StratifiedKFold or fewer folds, "
+            "so that every training part holds every class."
         )
     return fitted
 
 
-def _fit_pair(
-    estimator, recalibrator, X, y, train, test, sample_weight, fit_params, classes
-):
-    """A classifier fitted on ``train`` and a recalibrator fitted on ``test``."""
-    fitted = _fit_fold(estimator, X, y, train, fit_params, classes)
+def _training_problem(y_index, train, classes):
+    """Why the training part of a fold cannot be used, or None.
+
+    Its classifier must know every class, so that its scores have a column
+    (or, binary, a sign) for each.
+    """
+    missing = np.setdiff1d(np.arange(classes.shape[0]), y_index[train])
+    if missing.shape[0]:
+        return f"its training part lacks the class(es) {classes[missing].tolist()}"
+    return None
+
+
+def _fold_problem(y_index, sample_weight, train, test, classes):
+    """Why a fold cannot give a (classifier, recalibrator) pair, or None.
+
+    The training part must hold every class, and the test part (its rows of
+    positive weight) at least two: a recalibrator cannot learn a map from
+    scores to probabilities from samples of one outcome.
+    """
+    why = _training_problem(y_index, train, classes)
+    if why is not None:
+        return why
+    held, among = y_index[test], ""
+    if sample_weight is not None:
+        held = held[sample_weight[test] > 0]
+        among = " (among samples of positive weight)"
+    present = np.unique(held)
+    if present.shape[0] == 0:
+        return f"its test part is empty{among}"
+    if present.shape[0] == 1:
+        (label,) = classes[present].tolist()
+        return f"its test part holds the class {label!r} only{among}"
+    return None
+
+
+def _describe(problems, limit=5):
+    """``fold i: why`` for the first ``limit`` problems, then how many more."""
+    items = [f"fold {index}: {why}" for index, why in problems[:limit]]
+    if len(problems) > limit:
+        items.append(f"and {len(problems) - limit} more")
+    return "; ".join(items)
+
+
+def _fit_pair(estimator, recalibrator, X, y, fold, sample_weight, fit_params, classes):
+    """The classifier of ``fold`` (fitted on its training part), recalibrated."""
+    _, _, test = fold
+    fitted = _fit_fold(estimator, X, y, fold, fit_params, classes)
     recal = clone(recalibrator).set_params(estimator=fitted)
     weights = None if sample_weight is None else take_rows(sample_weight, test)
     return recal.fit(take_rows(X, test), y[test], sample_weight=weights)
 
 
-def _out_of_fold_scores(estimator, X, y, train, test, fit_params, classes, response):
-    """Scores, on ``test``, of a classifier fitted on ``train``."""
-    fitted = _fit_fold(estimator, X, y, train, fit_params, classes)
+def _out_of_fold_scores(estimator, X, y, fold, fit_params, classes, response):
+    """Scores, on the test part of ``fold``, of a classifier fitted on its training."""
+    _, _, test = fold
+    fitted = _fit_fold(estimator, X, y, fold, fit_params, classes)
     return classifier_scores(fitted, take_rows(X, test), response)
 
 
@@ -103,7 +152,11 @@ class RecalibratedClassifierCV(
         :class:`PlattRecalibrator`, as scikit-learn's default is the sigmoid.
     cv : int, cross-validation generator or iterable, default=5
         The folds, as in :func:`sklearn.model_selection.check_cv`: an int is
-        the number of stratified folds.
+        the number of stratified folds (each class needs at least that many
+        samples); a splitter or an iterable of ``(train, test)`` index
+        arrays gives its folds as they are. The folds are numbered from 0,
+        in the order ``cv`` yields them, in warnings and errors. See Notes
+        for folds that miss a class.
     ensemble : bool, default=True
         Keep one (classifier, recalibrator) pair per fold and average their
         probabilities, or pool the out-of-fold scores for one recalibrator
@@ -133,10 +186,44 @@ class RecalibratedClassifierCV(
 
     Notes
     -----
-    ``sample_weight`` is always used by the recalibrators, and passed to the
-    classifier's ``fit`` when it accepts it. With metadata routing enabled
+    **Folds that miss a class.** Only the whole ``y`` must hold two classes
+    or more; a fold of ``cv`` may miss some, as unshuffled
+    :class:`~sklearn.model_selection.KFold` on sorted labels or a
+    :class:`~sklearn.model_selection.PredefinedSplit` easily do.
+
+    * With ``ensemble=True``, a fold gives a (classifier, recalibrator) pair
+      when its training part holds every class (so that the classifier
+      scores every class) and its test part holds at least two classes
+      among its samples of positive weight (the recalibrator learns a map
+      from scores to the probability of each outcome, which samples of one
+      outcome cannot identify). A test part with two classes of three is
+      used: the absent class's map is fitted on targets that are all 0.
+      Other folds are skipped with a ``UserWarning`` that names them and
+      says why; the model averages the pairs of the remaining folds. If no
+      fold remains, ``fit`` raises a ``ValueError`` naming the folds.
+      scikit-learn's :class:`~sklearn.calibration.CalibratedClassifierCV`
+      keeps such folds instead: a classifier that never saw a class gives it
+      probability 0, and a calibrator fitted on one outcome is a constant
+      (:math:`1/(n+2)` or :math:`(n+1)/(n+2)` for the sigmoid, 0 or 1 for
+      isotonic regression), which pulls the average towards that fold's
+      class whatever the scores. With the same calibration method, the
+      model here is the mean of its pairs over the folds kept here.
+    * With ``ensemble=False``, the pooled out-of-fold scores hold every
+      class, so test parts with one class are fine (the result equals
+      scikit-learn's); a training part without some class would leave those
+      rows without a score for it, and ``fit`` raises a ``ValueError``
+      naming the fold.
+
+    The remedy is a stratified splitter
+    (:class:`~sklearn.model_selection.StratifiedKFold`, the default for an
+    int ``cv``) or shuffled rows.
+
+    **Sample weights.** ``sample_weight`` is always used by the
+    recalibrators, and passed to the classifier's ``fit`` when it has a
+    ``sample_weight`` parameter; when it has none, the classifier is fitted
+    unweighted and a ``UserWarning`` says so. With metadata routing enabled
     (``sklearn.set_config(enable_metadata_routing=True)``) the classifier
-    and the splitter get what they request instead.
+    and the splitter get what they request instead, without a warning.
 
     Examples
     --------
@@ -189,10 +276,21 @@ class RecalibratedClassifierCV(
             )
             return dict(routed.estimator.fit), dict(routed.splitter.split)
         params = dict(fit_params)
-        if sample_weight is not None and has_fit_parameter(
-            self.estimator, "sample_weight"
-        ):
-            params["sample_weight"] = sample_weight
+        if sample_weight is not None:
+            if has_fit_parameter(self.estimator, "sample_weight"):
+                params["sample_weight"] = sample_weight
+            else:
+                warnings.warn(
+                    f"sample_weight is not passed to {type(self.estimator).__name__}"
+                    ", whose fit has no sample_weight parameter: the classifiers "
+                    "are fitted unweighted and only the recalibrators use the "
+                    "weights, so the model may not be the weighted one. Pass the "
+                    "weights under the name the classifier's fit accepts (such as "
+                    "<step>__sample_weight for a Pipeline), or enable metadata "
+                    "routing to choose where they go.",
+                    UserWarning,
+                    stacklevel=4,
+                )
         return params, {}
 
     @fit_context(prefer_skip_nested_validation=False)
@@ -206,8 +304,10 @@ class RecalibratedClassifierCV(
         y : array-like of shape (n_samples,)
             Class labels.
         sample_weight : array-like of shape (n_samples,), default=None
-            Sample weights, used by the recalibrators and (when it accepts
-            them) by the classifier.
+            Sample weights, used by the recalibrators and (when its ``fit``
+            has a ``sample_weight`` parameter, or as metadata routing says)
+            by the classifier; a ``UserWarning`` tells when the classifier
+            cannot take them.
         **fit_params : dict
             Further parameters of the classifier's ``fit`` (routed to it when
             metadata routing is enabled).
@@ -223,7 +323,7 @@ class RecalibratedClassifierCV(
         y_index, self.classes_ = check_recalibration_target(y)
         sample_weight = check_recalibration_weights(sample_weight, y_index)
         est_params, split_params = self._routed_params(sample_weight, fit_params)
-        splits = self._splits(X, y, y_index, split_params)
+        folds = self._folds(X, y, y_index, sample_weight, split_params)
         if self.ensemble:
             self.calibrated_classifiers_ = Parallel(n_jobs=self.n_jobs)(
                 delayed(_fit_pair)(
@@ -231,20 +331,19 @@ class RecalibratedClassifierCV(
                     recalibrator,
                     X,
                     y,
-                    train,
-                    test,
+                    fold,
                     sample_weight,
                     est_params,
                     self.classes_,
                 )
-                for train, test in splits
+                for fold in folds
             )
             fitted = self.calibrated_classifiers_[0].estimator
             if hasattr(self, "estimator_"):
                 del self.estimator_
         else:
             recal = self._fit_pooled(
-                recalibrator, X, y, splits, sample_weight, est_params
+                recalibrator, X, y, folds, sample_weight, est_params
             )
             self.calibrated_classifiers_ = [recal]
             self.estimator_ = clone(self.estimator).fit(X, y, **est_params)
@@ -256,8 +355,13 @@ class RecalibratedClassifierCV(
                 delattr(self, attr)
         return self
 
-    def _splits(self, X, y, y_index, split_params):
-        """The folds; every class in each training set, a partition when pooling."""
+    def _folds(self, X, y, y_index, sample_weight, split_params):
+        """The folds to fit, as ``(index, train, test)``.
+
+        Pooling needs test parts that partition the rows and training parts
+        with every class. A pair per fold needs folds as :func:`_fold_problem`
+        describes; the others are skipped with a warning, unless none is left.
+        """
         cv = check_cv(self.cv, y, classifier=True)
         n_splits = cv.get_n_splits(X, y, **split_params)
         counts = np.bincount(y_index)
@@ -265,32 +369,79 @@ class RecalibratedClassifierCV(
             raise ValueError(
                 f"Requesting {n_splits}-fold cross-validation but the class "
                 f"{self.classes_.tolist()[counts.argmin()]!r} has only {counts.min()} "
-                "sample(s): each fold needs every class."
+                "sample(s): each fold needs every class. Use fewer folds."
             )
-        splits = list(cv.split(X, y, **split_params))
+        folds = [(i, *split) for i, split in enumerate(cv.split(X, y, **split_params))]
         if not self.ensemble:
-            check_partition(splits, len(y), "ensemble=False pools out-of-fold scores")
-        return splits
+            check_partition(
+                [(train, test) for _, train, test in folds],
+                len(y),
+                "ensemble=False pools out-of-fold scores",
+            )
+            # Only the training parts matter: the pooled scores hold every class.
+            problems = [
+                (i, why)
+                for i, train, _ in folds
+                if (why := _training_problem(y_index, train, self.classes_))
+            ]
+            if problems:
+                raise ValueError(
+                    f"ensemble=False needs every class in the training part of "
+                    f"every fold of cv, to score every class on every row; "
+                    f"{_describe(problems)}. Use StratifiedKFold (or shuffle the "
+                    "rows), or ensemble=True, which skips such folds."
+                )
+            return folds
+        return self._usable_folds(folds, y_index, sample_weight)
 
-    def _fit_pooled(self, recalibrator, X, y, splits, sample_weight, est_params):
+    def _usable_folds(self, folds, y_index, sample_weight):
+        """The folds that give a pair; warn about the others, refuse if none."""
+        problems, usable = [], []
+        for fold in folds:
+            why = _fold_problem(y_index, sample_weight, *fold[1:], self.classes_)
+            if why is None:
+                usable.append(fold)
+            else:
+                problems.append((fold[0], why))
+        need = (
+            "a fold needs every class in its training part and at least two "
+            "classes (of positive weight) in its test part, where the "
+            "recalibrator is fitted"
+        )
+        fix = "Use StratifiedKFold (or shuffle the rows before KFold)"
+        if not usable:
+            raise ValueError(
+                f"No fold of cv can be recalibrated: {need}; {_describe(problems)}. "
+                f"{fix}."
+            )
+        if problems:
+            warnings.warn(
+                f"{len(problems)} of {len(folds)} folds of cv are skipped, as "
+                f"{need}; {_describe(problems)}. The model averages the pairs of "
+                f"the remaining {len(usable)} fold(s). {fix} to keep every fold.",
+                UserWarning,
+                stacklevel=5,
+            )
+        return usable
+
+    def _fit_pooled(self, recalibrator, X, y, folds, sample_weight, est_params):
         """One recalibrator fitted on the pooled out-of-fold scores."""
         results = Parallel(n_jobs=self.n_jobs)(
             delayed(_out_of_fold_scores)(
                 self.estimator,
                 X,
                 y,
-                train,
-                test,
+                fold,
                 est_params,
                 self.classes_,
                 recalibrator.response_method,
             )
-            for train, test in splits
+            for fold in folds
         )
         kind = results[0][1]
         first_scores = np.asarray(results[0][0])
         scores = np.empty((len(y), *first_scores.shape[1:]))
-        for (_, test), (fold_scores, _) in zip(splits, results, strict=True):
+        for (_, _, test), (fold_scores, _) in zip(folds, results, strict=True):
             scores[test] = fold_scores
         recal = clone(recalibrator)
         if recal.input == "auto":

@@ -3,6 +3,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 
 import pickle
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -15,7 +16,14 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.calibration import CalibratedClassifierCV
 from sklearn.exceptions import UnsetMetadataPassedError
 from sklearn.linear_model import LogisticRegression
-from sklearn.model_selection import GridSearchCV, ShuffleSplit, StratifiedKFold
+from sklearn.model_selection import (
+    GridSearchCV,
+    KFold,
+    LeaveOneOut,
+    PredefinedSplit,
+    ShuffleSplit,
+    StratifiedKFold,
+)
 from sklearn.naive_bayes import GaussianNB
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import make_pipeline
@@ -246,6 +254,213 @@ def test_matches_sklearn(
 
 
 # ---------------------------------------------------------------------------
+# Folds that miss a class (issue 12, item 7)
+# ---------------------------------------------------------------------------
+
+
+def _sorted_binary(seed):
+    """90 samples of class 0 then 90 of class 1: KFold(3) gives the test parts
+    all 0, half and half, all 1."""
+    X, y = _data(seed, 2, n_samples=300)
+    rows = np.concatenate([np.flatnonzero(y == 0)[:90], np.flatnonzero(y == 1)[:90]])
+    return X[rows], y[rows]
+
+
+def _one_class_test_folds(kind):
+    """A cv of the given kind whose first and last test parts hold one class."""
+    thirds = np.repeat([0, 1, 2], 60)
+    if kind == "kfold":
+        return KFold(3)
+    if kind == "predefined":
+        return PredefinedSplit(thirds)
+    rows = np.arange(180)
+    return [(rows[thirds != k], rows[thirds == k]) for k in range(3)]
+
+
+def _pairs_mean(estimator, recalibrator, X, y, folds, X_test):
+    """Mean over ``folds`` of (classifier on train, recalibrator on test)."""
+    probas = []
+    for train, test in folds:
+        clf = clone(estimator).fit(X[train], y[train])
+        recal = clone(recalibrator).set_params(estimator=clf).fit(X[test], y[test])
+        probas.append(recal.predict_proba(X_test))
+    return np.mean(probas, axis=0)
+
+
+@pytest.mark.parametrize("recalibrator", RECALIBRATORS, ids=_name)
+@pytest.mark.parametrize("kind", ["kfold", "predefined", "iterable"])
+def test_one_class_test_folds_are_skipped(global_random_seed, recalibrator, kind):
+    """Check that ensemble=True skips, with a warning, test parts of one class."""
+    X, y = _sorted_binary(global_random_seed)
+    model = RecalibratedClassifierCV(
+        LogisticRegression(), recalibrator, cv=_one_class_test_folds(kind)
+    )
+    with pytest.warns(
+        UserWarning,
+        match=r"2 of 3 folds of cv are skipped.*fold 0: its test part holds the "
+        r"class 0 only; fold 2: its test part holds the class 1 only\. .*remaining "
+        r"1 fold\(s\)\. Use StratifiedKFold",
+    ):
+        model.fit(X, y)
+    assert len(model.calibrated_classifiers_) == 1
+    middle = [(np.r_[0:60, 120:180], np.arange(60, 120))]
+    expected = _pairs_mean(LogisticRegression(), recalibrator, X, y, middle, X)
+    assert_allclose(model.predict_proba(X), expected, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "recalibrator, method, atol",
+    [
+        (IsotonicRecalibrator(), "isotonic", 1e-12),
+        (PlattRecalibrator(), "sigmoid", 1e-6),
+    ],
+    ids=lambda v: v if isinstance(v, str) else "",
+)
+@pytest.mark.parametrize("ensemble", [True, False])
+@pytest.mark.parametrize("kind", ["kfold", "predefined", "iterable"])
+def test_one_class_test_folds_against_sklearn(
+    global_random_seed, recalibrator, method, atol, ensemble, kind
+):
+    """Check one-class test parts against CalibratedClassifierCV on the same cv.
+
+    Pooled, the two agree. With a pair per fold, scikit-learn also keeps the
+    folds skipped here (with calibrators fitted on one outcome); the model
+    equals the mean of its pairs over the folds kept here.
+    """
+    X, y = _sorted_binary(global_random_seed)
+    X_test, _ = _data(global_random_seed + 100, 2, n_samples=50)
+    cv = _one_class_test_folds(kind)
+    theirs = CalibratedClassifierCV(
+        LogisticRegression(), method=method, cv=cv, ensemble=ensemble
+    ).fit(X, y)
+    ours = RecalibratedClassifierCV(
+        LogisticRegression(), recalibrator, cv=cv, ensemble=ensemble
+    )
+    if ensemble:
+        with pytest.warns(UserWarning, match="2 of 3 folds of cv are skipped"):
+            ours.fit(X, y)
+        kept = theirs.calibrated_classifiers_[1]
+        for data in (X, X_test):
+            assert_allclose(
+                ours.predict_proba(data), kept.predict_proba(data), atol=atol
+            )
+    else:
+        ours.fit(X, y)
+        for data in (X, X_test):
+            assert_allclose(
+                ours.predict_proba(data), theirs.predict_proba(data), atol=atol
+            )
+
+
+def _test_folds_missing_one_class(rng, y):
+    """A PredefinedSplit whose three test parts each miss one class of three;
+    every training part holds every class."""
+    homes = np.array([[0, 1], [1, 2], [0, 2]])  # class k lies in folds homes[k]
+    return PredefinedSplit(homes[y, rng.randint(2, size=len(y))])
+
+
+@pytest.mark.parametrize(
+    "recalibrator, method, atol",
+    [
+        (IsotonicRecalibrator(), "isotonic", 1e-12),
+        (PlattRecalibrator(), "sigmoid", 1e-6),
+    ],
+    ids=lambda v: v if isinstance(v, str) else "",
+)
+@pytest.mark.parametrize("ensemble", [True, False])
+def test_test_folds_missing_a_class_of_three(
+    global_random_seed, recalibrator, method, atol, ensemble
+):
+    """Check that test parts with two classes of three are used, as in scikit-learn."""
+    X, y = _data(global_random_seed, 3, n_samples=150)
+    cv = _test_folds_missing_one_class(np.random.RandomState(global_random_seed), y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)  # no fold is skipped
+        ours = RecalibratedClassifierCV(
+            LogisticRegression(), recalibrator, cv=cv, ensemble=ensemble
+        ).fit(X, y)
+    theirs = CalibratedClassifierCV(
+        LogisticRegression(), method=method, cv=cv, ensemble=ensemble
+    ).fit(X, y)
+    assert len(ours.calibrated_classifiers_) == (3 if ensemble else 1)
+    assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), atol=atol)
+
+
+@pytest.mark.parametrize(
+    "cv",
+    [LeaveOneOut(), KFold(3)],
+    ids=["LeaveOneOut", "KFold-sorted-3-classes"],
+)
+def test_no_fold_can_be_recalibrated_raises(cv):
+    """Check that ensemble=True refuses when every fold would be skipped."""
+    X, y = _data(0, 3, n_samples=60)
+    order = np.argsort(y, kind="stable")
+    X, y = X[order], y[order]
+    model = RecalibratedClassifierCV(LogisticRegression(), cv=cv)
+    with pytest.raises(
+        ValueError,
+        match=r"No fold of cv can be recalibrated: .*; fold 0: its (test part holds "
+        r"the class 0 only|training part lacks the class\(es\) \[0\]).* Use "
+        r"StratifiedKFold",
+    ):
+        model.fit(X, y)
+
+
+def test_skipped_folds_are_listed_up_to_five():
+    """Check that the message names the first five folds and counts the rest."""
+    X, y = _data(0, 2, n_samples=40)
+    model = RecalibratedClassifierCV(LogisticRegression(), cv=LeaveOneOut())
+    with pytest.raises(ValueError, match=r"fold 4: [^;]*; and 35 more\. Use"):
+        model.fit(X, y)
+
+
+def test_test_fold_of_one_weighted_class_is_skipped(global_random_seed):
+    """Check that a test part whose other classes weigh 0 is skipped, so named."""
+    X, y = _data(global_random_seed, 2, n_samples=150)
+    folds = list(StratifiedKFold(3).split(X, y))
+    w = np.ones(len(y))
+    first_test = folds[0][1]
+    w[first_test[y[first_test] == 1]] = 0.0
+    model = RecalibratedClassifierCV(LogisticRegression(), cv=folds)
+    with pytest.warns(
+        UserWarning,
+        match=r"fold 0: its test part holds the class 0 only \(among samples of "
+        r"positive weight\)",
+    ):
+        model.fit(X, y, sample_weight=w)
+    assert len(model.calibrated_classifiers_) == 2
+    # The other two folds are the model, with the weights.
+    expected = []
+    for train, test in folds[1:]:
+        clf = LogisticRegression().fit(X[train], y[train], sample_weight=w[train])
+        recal = PlattRecalibrator(clf).fit(X[test], y[test], sample_weight=w[test])
+        expected.append(recal.predict_proba(X))
+    assert_allclose(model.predict_proba(X), np.mean(expected, axis=0), atol=1e-12)
+
+
+def test_pooled_accepts_one_class_test_folds(global_random_seed):
+    """Check that ensemble=False pools one-class test parts without a warning."""
+    X, y = _sorted_binary(global_random_seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        model = RecalibratedClassifierCV(
+            LogisticRegression(), IsotonicRecalibrator(), cv=KFold(3), ensemble=False
+        ).fit(X, y)
+    oof = np.empty(len(y))
+    for train, test in KFold(3).split(X):
+        oof[test] = (
+            LogisticRegression().fit(X[train], y[train]).decision_function(X[test])
+        )
+    recal = IsotonicRecalibrator(input="logit").fit(oof, y)
+    full = LogisticRegression().fit(X, y)
+    assert_allclose(
+        model.predict_proba(X),
+        recal.predict_proba(full.decision_function(X)),
+        atol=1e-12,
+    )
+
+
+# ---------------------------------------------------------------------------
 # sample_weight and fit parameters
 # ---------------------------------------------------------------------------
 
@@ -286,11 +501,70 @@ def test_sample_weight_reaches_recalibrators_only(global_random_seed):
     w = _weights(global_random_seed, len(y))
     knn = KNeighborsClassifier(n_neighbors=10)
     recalibrator = IsotonicRecalibrator()
-    model = RecalibratedClassifierCV(knn, recalibrator, cv=3).fit(X, y, sample_weight=w)
+    model = RecalibratedClassifierCV(knn, recalibrator, cv=3)
+    with pytest.warns(UserWarning, match="not passed to KNeighborsClassifier"):
+        model.fit(X, y, sample_weight=w)
     expected = _manual_ensemble(knn, recalibrator, X, y, X, 3, recal_weight=w)
     assert_allclose(model.predict_proba(X), expected, rtol=1e-10, atol=1e-12)
     unweighted = _manual_ensemble(knn, recalibrator, X, y, X, 3)
     assert np.abs(expected - unweighted).max() > 1e-4
+
+
+class _NoWeightClassifier(ClassifierMixin, BaseEstimator):
+    """A logistic regression whose fit takes extra parameters but no weights."""
+
+    def fit(self, X, y, **fit_params):
+        assert "sample_weight" not in fit_params
+        self.clf_ = LogisticRegression().fit(X, y)
+        self.classes_ = self.clf_.classes_
+        return self
+
+    def decision_function(self, X):
+        return self.clf_.decision_function(X)
+
+
+@pytest.mark.parametrize("ensemble", [True, False])
+def test_dropped_sample_weight_warns(global_random_seed, ensemble):
+    """Check that weights the classifier cannot take are dropped with a warning."""
+    X, y = _data(global_random_seed, 2)
+    w = _weights(global_random_seed, len(y))
+    model = RecalibratedClassifierCV(_NoWeightClassifier(), cv=3, ensemble=ensemble)
+    with pytest.warns(
+        UserWarning,
+        match=r"sample_weight is not passed to _NoWeightClassifier, whose fit has "
+        r"no sample_weight parameter: the classifiers are fitted unweighted",
+    ):
+        model.fit(X, y, sample_weight=w)
+    # As routing with the classifier's request for weights declined: the
+    # recalibrators are weighted, the classifiers are not.
+    with sklearn.config_context(enable_metadata_routing=True):
+        unweighted_clf = LogisticRegression().set_fit_request(sample_weight=False)
+        reference = RecalibratedClassifierCV(unweighted_clf, cv=3, ensemble=ensemble)
+        reference.fit(X, y, sample_weight=w)
+    assert_allclose(
+        model.predict_proba(X), reference.predict_proba(X), rtol=1e-10, atol=1e-12
+    )
+
+
+@pytest.mark.parametrize("routing", [False, True])
+def test_no_weight_warning_when_not_needed(global_random_seed, routing):
+    """Check that no warning is given without weights, for a classifier taking
+    them, or when metadata routing decides where the weights go."""
+    X, y = _data(global_random_seed, 2)
+    w = _weights(global_random_seed, len(y))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        with sklearn.config_context(enable_metadata_routing=routing):
+            RecalibratedClassifierCV(_NoWeightClassifier(), cv=3).fit(X, y)
+            if routing:
+                # The classifier requests nothing: the weights go to the
+                # recalibrators only, as routing says.
+                model = RecalibratedClassifierCV(KNeighborsClassifier(), cv=3)
+                model.fit(X, y, sample_weight=w)
+            else:
+                estimator = LogisticRegression()
+                model = RecalibratedClassifierCV(estimator, cv=3)
+                model.fit(X, y, sample_weight=w)
 
 
 @pytest.mark.parametrize("requested", [True, False])
@@ -550,23 +824,74 @@ def test_too_few_samples_of_a_class_raises(ensemble):
     assert_array_equal(model.classes_, [0, 1, 2])
 
 
-@pytest.mark.parametrize("ensemble", [True, False])
-def test_training_fold_without_a_class_raises(ensemble):
-    """Check that a splitter whose training fold lacks a class is rejected."""
+def _one_fold_without_z():
+    """Labels x, y, z and two folds; the first trains without "z"."""
     X, y = _data(0, 3, n_samples=60)
     labels = np.array(["x", "y", "z"])[y]
     rest = np.flatnonzero(labels != "z")
     has_z = np.flatnonzero(labels == "z")
-    # First split: training rows without "z"; second split: everything mixed.
     splits = [
         (rest[::2], np.concatenate([rest[1::2], has_z])),
         (np.concatenate([rest[1::2], has_z]), rest[::2]),
     ]
-    model = RecalibratedClassifierCV(LogisticRegression(), cv=splits, ensemble=ensemble)
+    return X, labels, splits
+
+
+def test_pooled_training_fold_without_a_class_raises():
+    """Check that ensemble=False refuses a training fold without a class, naming it."""
+    X, labels, splits = _one_fold_without_z()
+    model = RecalibratedClassifierCV(LogisticRegression(), cv=splits, ensemble=False)
     with pytest.raises(
-        ValueError, match=r"training fold lacks the class\(es\) \['z'\]"
+        ValueError,
+        match=r"fold 0: its training part lacks the class\(es\) \['z'\]\. "
+        r"Use StratifiedKFold .*or ensemble=True",
     ):
         model.fit(X, labels)
+
+
+def test_ensemble_skips_training_fold_without_a_class():
+    """Check that ensemble=True skips a fold whose training part lacks a class."""
+    X, labels, splits = _one_fold_without_z()
+    model = RecalibratedClassifierCV(LogisticRegression(), cv=splits)
+    with pytest.warns(
+        UserWarning,
+        match=r"1 of 2 folds of cv are skipped.*fold 0: its training part lacks "
+        r"the class\(es\) \['z'\]",
+    ):
+        model.fit(X, labels)
+    assert len(model.calibrated_classifiers_) == 1
+    train, test = splits[1]
+    clf = LogisticRegression().fit(X[train], labels[train])
+    expected = PlattRecalibrator(clf).fit(X[test], labels[test]).predict_proba(X)
+    assert_allclose(model.predict_proba(X), expected, rtol=1e-10, atol=1e-12)
+
+
+def test_classifier_dropping_a_class_raises():
+    """Check that a fold's classifier that drops a class is refused, naming the fold."""
+
+    class _DropsUnweighted(ClassifierMixin, BaseEstimator):
+        """Knows only the classes of positive weight."""
+
+        def fit(self, X, y, sample_weight=None):
+            keep = np.ones(len(y), bool) if sample_weight is None else sample_weight > 0
+            self.clf_ = LogisticRegression().fit(X[keep], y[keep])
+            self.classes_ = self.clf_.classes_
+            return self
+
+        def decision_function(self, X):
+            return self.clf_.decision_function(X)
+
+    X, y = _data(0, 3, n_samples=90)
+    w = np.ones(len(y))
+    w[y == 2] = 0.0  # the classifier never learns class 2
+    w[np.flatnonzero(y == 2)[:1]] = 1.0  # one row of class 2 weighs in one fold
+    model = RecalibratedClassifierCV(_DropsUnweighted(), cv=3)
+    with pytest.raises(
+        ValueError,
+        match=r"classifier fitted on the training part of fold \d of cv lacks the "
+        r"class\(es\) \[2\]: use StratifiedKFold",
+    ):
+        model.fit(X, y, sample_weight=w)
 
 
 @pytest.mark.parametrize(
