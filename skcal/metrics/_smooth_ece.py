@@ -268,6 +268,26 @@ def _curve_at(smoother, sigma, n_points):
     return curve, weight / smoother.total_weight[..., None]
 
 
+def _mean_prediction_at(smoother, sigma, n_points):
+    """The kernel-weighted mean prediction on ``linspace(0, 1, n_points)``.
+
+    From the residual and outcome channels (``p = (p - y) + y``), on the
+    grid of :func:`_curve_at`; NaN where the rate is.
+    """
+    needed = math.ceil(_CURVE_COEFFICIENTS / sigma)
+    step = math.ceil(needed / (n_points - 1))
+    n_intervals = (n_points - 1) * step
+    weight = np.maximum(smoother.smooth("weight", sigma, n_intervals)[::step], 0.0)
+    residual = smoother.smooth("residual", sigma, n_intervals)[::step]
+    outcome = smoother.smooth("outcome", sigma, n_intervals)[::step]
+    mean = np.full(weight.shape, np.nan)
+    enough = weight > _DENSITY_RTOL * weight.max()
+    mean[enough] = np.clip(
+        (residual[enough] + outcome[enough]) / weight[enough], 0.0, 1.0
+    )
+    return mean
+
+
 def _kernel_diagonal(t, sigma):
     r"""The reflected Gaussian kernel at equal arguments, :math:`\tilde K_\sigma(t, t)`.
 
@@ -761,9 +781,15 @@ def smooth_reliability_curve(
           :math:`t` (see Notes). A diagram should not draw the curve where
           it is small (:class:`~skcal.plotting.SmoothReliabilityDisplay`
           hides it below 10);
+        - ``mean_prediction``: ndarray of shape (n_points,), the
+          kernel-weighted mean :math:`\bar p(t)` of the predictions near
+          :math:`t` (NaN where ``calibration`` is): :math:`\hat y(t)` is
+          the event rate of predictions that average :math:`\bar p(t)`,
+          which differs from :math:`t` where the predictions on one side
+          outweigh those on the other (see Notes);
         - ``prediction_range``: tuple of two floats, the smallest and the
-          largest prediction (of positive weight); the curve between the
-          grid and this range is an extrapolation by the kernel;
+          largest prediction (of positive weight); the curve outside this
+          range is an extrapolation by the kernel;
         - ``sigma``: float, the bandwidth;
         - ``smooth_ece``: float, the SmoothECE (``sigma="auto"``) or
           :math:`\mathrm{smECE}_\sigma`, as returned by :func:`smooth_ece`;
@@ -818,7 +844,18 @@ def smooth_reliability_curve(
     Kish's effective number of rows of the kernel average
     :math:`\hat y(t)`, whose standard error is therefore about at most
     :math:`\sqrt{\hat y(t)(1 - \hat y(t)) / n_{\mathrm{eff}}(t)}`: below
-    0.16 where :math:`n_{\mathrm{eff}}(t) \ge 10`.
+    0.16 where :math:`n_{\mathrm{eff}}(t) \ge 10`. The kernel-weighted
+    mean prediction
+
+    .. math::
+
+        \bar p(t) = \frac{\sum_i w_i p_i \tilde K_\sigma(t, p_i)}
+        {\sum_i w_i \tilde K_\sigma(t, p_i)}
+
+    says which predictions :math:`\hat y(t)` describes: where
+    :math:`|\bar p(t) - t|` exceeds about :math:`\sigma` (beyond the
+    edge of the data, or next to a much denser region), the curve at
+    :math:`t` reports the event rate of predictions centred elsewhere.
 
     *Band.* Each of ``n_bootstrap`` replicates resamples the rows with
     replacement and recomputes :math:`\hat y` at the full data's bandwidth on
@@ -876,6 +913,7 @@ def smooth_reliability_curve(
         calibration=calibration,
         density=density,
         n_effective=n_effective,
+        mean_prediction=_mean_prediction_at(smoother, used, n_points),
         prediction_range=prediction_range,
         sigma=used,
         smooth_ece=value,

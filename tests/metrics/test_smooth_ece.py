@@ -939,7 +939,7 @@ def test_smooth_top_label_is_confidence_against_correctness(global_random_seed):
 @pytest.mark.parametrize("sigma", ["auto", 0.03, 0.8])
 @pytest.mark.parametrize("weighted", [False, True])
 def test_n_effective_matches_kernel_sums(global_random_seed, sigma, weighted):
-    """Check n_effective against direct sums of the reflected kernel (issue 12)."""
+    """Check n_effective and mean_prediction against direct kernel sums (issue 12)."""
     rng = np.random.RandomState(global_random_seed)
     y, p = _random_binary(rng, 150)
     w = rng.uniform(0, 2, size=150) if weighted else None
@@ -952,6 +952,10 @@ def test_n_effective_matches_kernel_sums(global_random_seed, sigma, weighted):
     )
     expected = kish * (relative @ weights) / weights.sum()
     assert_allclose(curve.n_effective, expected, rtol=1e-4, atol=1e-8)
+    mean = (ref_kernel(curve.grid, p, curve.sigma) @ (weights * p)) / (
+        ref_kernel(curve.grid, p, curve.sigma) @ weights
+    )
+    assert_allclose(curve.mean_prediction, mean, rtol=0, atol=1e-5)
     kept = p[weights > 0]
     assert curve.prediction_range == (kept.min(), kept.max())
     assert all(isinstance(v, float) for v in curve.prediction_range)
@@ -970,3 +974,5 @@ def test_n_effective_counts_rows_at_their_position():
         y, p, sample_weight=np.full(72, 2.0), sigma=0.02, n_points=5
     )
     assert_allclose(weighted.n_effective, curve.n_effective, atol=1e-6)
+    # Each group's mean prediction is its own prediction.
+    assert_allclose(curve.mean_prediction[[0, 2, 4]], [0.0, 0.5, 1.0], atol=1e-9)
