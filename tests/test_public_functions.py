@@ -227,6 +227,7 @@ def test_one_default_number_of_resamples():
 
 
 @pytest.mark.parametrize("n_classes", [2, 4])
+@pytest.mark.filterwarnings("ignore:Exact grouping:UserWarning")
 def test_one_brier_score(n_classes, tmp_path, capsys):
     """Check that everything named Brier is sklearn.metrics.brier_score_loss.
 

@@ -82,6 +82,30 @@ def cutoff_statistic(y, p, sample_weight, ties=None):
     return float(range_with_zero(residual_prefix_sums(ties, y)))
 
 
+class CutoffCore:
+    """:func:`cutoff_statistic` as a measure core, sorting each view once.
+
+    Calling it is :func:`cutoff_statistic`; :meth:`prepare` sorts a view's
+    predictions once for the many resamples (new weights) and relabellings
+    (new outcomes) of an interval.
+    """
+
+    def __call__(self, y, p, sample_weight):
+        return cutoff_statistic(y, p, sample_weight)
+
+    @staticmethod
+    def prepare(p):
+        """``measure(y, sample_weight)`` for the predictions ``p``."""
+        ties = Ties(p)
+
+        def measure(y, sample_weight):
+            return float(
+                range_with_zero(residual_prefix_sums(ties.reweighted(sample_weight), y))
+            )
+
+        return measure
+
+
 def null_statistics(ties, n_draws, rng):
     """The cutoff statistic of one view on labels redrawn from its predictions.
 

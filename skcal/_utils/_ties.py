@@ -55,6 +55,21 @@ class Ties:
             float(n) if sample_weight is None else float(self.w_sorted.sum())
         )
 
+    def reweighted(self, sample_weight):
+        """The same sorted predictions with other weights (no new sort).
+
+        Equal to ``Ties(p, sample_weight)`` for the ``p`` of this object;
+        resamples of the rows change only the weights.
+        """
+        other = object.__new__(Ties)
+        other.order, other.sorted, other.ends = self.order, self.sorted, self.ends
+        if sample_weight is None:
+            other.w_sorted, other.total_weight = None, float(self.order.shape[0])
+        else:
+            other.w_sorted = sample_weight[self.order]
+            other.total_weight = float(other.w_sorted.sum())
+        return other
+
     @property
     def n_groups(self):
         return self.ends.shape[0]

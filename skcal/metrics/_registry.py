@@ -17,7 +17,7 @@ from typing import NamedTuple
 import numpy as np
 from sklearn.metrics import brier_score_loss, log_loss
 
-from skcal._utils._cumulative import cutoff_statistic
+from skcal._utils._cumulative import CutoffCore
 from skcal._validation import check_pos_label
 from skcal.metrics._binned import (
     binned_calibration_error,
@@ -259,7 +259,7 @@ def _log_loss_rows(data):
 
 MEASURES = (
     _calibration_error(binned_calibration_error, "binned CE", binned_error_core),
-    _calibration_error(cutoff_calibration_error, "cutoff", lambda: cutoff_statistic),
+    _calibration_error(cutoff_calibration_error, "cutoff", CutoffCore),
     _calibration_error(
         expected_calibration_error,
         "ECE",

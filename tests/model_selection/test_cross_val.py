@@ -244,7 +244,8 @@ def test_bootstrap_interval_by_hand(global_random_seed):
     )
     replay = np.random.RandomState(global_random_seed)
     p = result.y_prob[:, 1]
-    counts = [replay.multinomial(80, np.full(80, 1 / 80)) for _ in range(50)]
+    # Each resample draws 80 rows with replacement (their multinomial counts).
+    counts = [np.bincount(replay.randint(0, 80, 80), minlength=80) for _ in range(50)]
     draws = np.array([brier_score_loss(y, p, sample_weight=c * w) for c in counts])
     value = result.value["brier_score_loss"]
     low, high = np.percentile(draws, [5, 95])
@@ -253,7 +254,8 @@ def test_bootstrap_interval_by_hand(global_random_seed):
         [min(low, value), max(high, value)],
         rtol=1e-10,
     )
-    counts = [replay.multinomial(80, np.full(80, 1 / 80)) for _ in range(50)]
+    # Each resample draws 80 rows with replacement (their multinomial counts).
+    counts = [np.bincount(replay.randint(0, 80, 80), minlength=80) for _ in range(50)]
     draws = [expected_calibration_error(y, p, sample_weight=c * w) for c in counts]
     null = [
         expected_calibration_error(
