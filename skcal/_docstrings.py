@@ -92,8 +92,10 @@ multiclass : {"ovr", "top_label"}, default="ovr"
     How a multiclass problem is served: one map per class (class against
     the rest), rows then renormalised, uniform where every map gives 0
     (``"ovr"``); or one map from the top class's score to the probability
-    that it is right, the other classes sharing the rest in proportion to
-    their original probabilities (``"top_label"``).""",
+    that it is right (``"top_label"``): the top class keeps its rank and
+    gets that probability, clipped to [1/K, 1] for K classes, and the other
+    classes share the rest in proportion to their original probabilities,
+    none above the top class, so that ``predict`` is the classifier's.""",
     "classes_": """\
 classes_ : ndarray of shape (n_classes,)
     The classes, in the order of the columns of :meth:`predict_proba`.""",
