@@ -10,10 +10,14 @@ the diagrams of two real CIFAR-10 classifiers with
 diagram of Blasiok and Nakkiran (2024), whose line is thick where
 predictions are many, and :class:`~skcal.plotting.BinnedReliabilityDisplay`,
 the classical binned diagram with the number of predictions per bin;
-one diagram per class; and the diagrams before and after temperature
-scaling. On the way it shows what the shaded band means: how much the
-curve moves when the data are resampled, *not* a confidence interval for
-the true curve.
+one diagram per class; the diagrams before and after temperature
+scaling; and what the smooth diagram draws when the data are too few for
+it. On the way it shows what the shaded band means: how much the curve
+moves when the data are resampled, *not* a confidence interval for the
+true curve.
+
+Set the environment variable ``SKCAL_FIGURES_DIR`` to a folder to save
+every figure of this example there as a PNG file.
 """
 
 # SPDX-License-Identifier: BSD-3-Clause
@@ -33,6 +37,7 @@ import numpy as np
 
 here = Path(__file__).resolve() if "__file__" in globals() else Path.cwd()
 data_dir = Path(os.environ.get("SKCAL_DATA_DIR", here.parents[3] / "shared" / "data"))
+figures = {}  # saved at the end when SKCAL_FIGURES_DIR is set
 
 
 def load(model):
@@ -61,9 +66,11 @@ for name, (proba, labels) in models.items():
 # is right. The smooth diagram is a kernel regression of correctness on
 # confidence at the bandwidth :math:`\sigma^*` chosen by the SmoothECE. The
 # line is wide where confidences are dense and thin where they are rare, so
-# the eye weighs each part of the curve by how much it matters. The legend
-# gives the SmoothECE and its bootstrap interval. Passing the same axes
-# draws the second model next to the first.
+# the eye weighs each part of the curve by how much it matters. It is drawn
+# only where there are confidences: between the smallest and the largest,
+# and where at least 10 of them are within about a bandwidth. The legend,
+# below the axes, gives the SmoothECE and its bootstrap interval. Passing
+# the same axes draws the second model next to the first.
 import matplotlib.pyplot as plt
 
 from skcal.plotting import SmoothReliabilityDisplay
@@ -76,11 +83,13 @@ smooth = {
     for name, (proba, labels) in models.items()
 }
 ax.set_title("Smooth reliability diagrams (top label)")
+figures["smooth"] = fig
 for name, display in smooth.items():
     low, high = display.smooth_ece_interval
     print(
         f"{name}: sigma* = {display.sigma:.3f}, SmoothECE = "
-        f"{display.smooth_ece:.3f} [{low:.3f}, {high:.3f}]"
+        f"{display.smooth_ece:.3f} [{low:.3f}, {high:.3f}], confidences in "
+        f"[{display.prediction_range[0]:.3f}, {display.prediction_range[1]:.3f}]"
     )
 
 # %%
@@ -93,14 +102,14 @@ for name, display in smooth.items():
 # Every number drawn comes from
 # :func:`~skcal.metrics.smooth_reliability_curve`, and is kept as a public
 # attribute of the display (``grid``, ``curve``, ``density``,
-# ``band_low``, ``band_high``, ``sigma``, ``smooth_ece``), so the numbers
-# can be had without a picture.
+# ``n_effective``, ``mean_prediction``, ``band_low``, ``band_high``,
+# ``sigma``, ``smooth_ece``), so the numbers can be had without a picture.
 #
 # What the band is
 # ----------------
 #
 # The shaded band is made by redrawing the curve on bootstrap resamples of
-# the 10,000 predictions (100 by default) and keeping the central 95% at
+# the 10,000 predictions (1000 by default) and keeping the central 95% at
 # each confidence. It shows how much *this estimator* moves under
 # resampling: narrow where the data are many, wide where they are few,
 # which is where the curve should not be trusted.
@@ -116,21 +125,25 @@ print(
 # %%
 # The band is *not* a confidence interval for the true curve. A kernel
 # regression at a fixed bandwidth is biased, and resampling cannot see the
-# bias. LeNet-5's curve crosses above the diagonal below a confidence of
-# 0.3, inside a narrow band, as if the model were under-confident there.
-# It is not: at :math:`\sigma^* \approx 0.11` the kernel around
-# :math:`t = 0.25` mostly weighs the far more numerous predictions above
-# it, whose mean confidence is well above their accuracy. The curve at
-# :math:`t` is the accuracy of that window, drawn at :math:`t` rather than
-# at the window's mean confidence.
+# bias. LeNet-5's smallest confidence is 0.164, yet its curve only starts
+# at about 0.24. Below that, the kernel regression would cross above the
+# diagonal, inside a narrow band, as if the model were under-confident
+# there. It is not: at :math:`\sigma^* \approx 0.11` the kernel around
+# :math:`t = 0.2` mostly weighs the far more numerous predictions above it,
+# whose mean confidence is well above their accuracy. The curve at
+# :math:`t` would be the accuracy of that window, drawn at :math:`t` rather
+# than at the window's mean confidence, ``mean_prediction``. The diagram
+# leaves out every :math:`t` whose window's mean confidence is more than
+# one bandwidth away.
 lenet = smooth["LeNet-5"]
 confidence = proba_lenet.max(axis=1)
 correct = proba_lenet.argmax(axis=1) == labels_lenet
-kernel = np.exp(-0.5 * ((confidence - 0.25) / lenet.sigma) ** 2)
+kernel = np.exp(-0.5 * ((confidence - 0.2) / lenet.sigma) ** 2)
 print(
-    f"LeNet-5 at t = 0.25: curve {np.interp(0.25, lenet.grid, lenet.curve):.3f}; "
-    f"the kernel window's mean confidence "
-    f"{np.average(confidence, weights=kernel):.3f}, "
+    f"LeNet-5 at t = 0.2: curve {np.interp(0.2, lenet.grid, lenet.curve):.3f} "
+    f"(not drawn); the kernel window's mean confidence "
+    f"{np.interp(0.2, lenet.grid, lenet.mean_prediction):.3f} "
+    f"(by hand {np.average(confidence, weights=kernel):.3f}), "
     f"accuracy {np.average(correct, weights=kernel):.3f}"
 )
 
@@ -145,7 +158,8 @@ print(
 # have no point. The legend gives the binned ECE.
 from skcal.plotting import BinnedReliabilityDisplay
 
-fig, axes = plt.subplots(1, 2, figsize=(10, 5.4), layout="constrained")
+fig, axes = plt.subplots(1, 2, figsize=(10, 6.4), layout="constrained")
+figures["binned"] = fig
 for ax, color, (name, (proba, labels)) in zip(
     axes, ["C0", "C1"], models.items(), strict=True
 ):
@@ -166,10 +180,11 @@ for ax, color, (name, (proba, labels)) in zip(
 
 # %%
 # Every non-empty bin of LeNet-5 lies below the diagonal, including those
-# where the smooth curve crossed it. The counts strip shows what the smooth
-# diagram shows by the width of its line: almost all of the residual
-# network's predictions fall in the last bin, and the other bins rest on a
-# few dozen or hundred predictions each (hence their long intervals).
+# where the kernel regression would have crossed it. The counts strip (each
+# bar labelled with its count) shows what the smooth diagram shows by the
+# width of its line: almost all of the residual network's predictions fall
+# in the last bin, and the other bins rest on a few dozen or hundred
+# predictions each (hence their long intervals).
 #
 # Both models are over-confident in every bin, so their ECE is simply the
 # mean confidence minus the accuracy, and so is their SmoothECE: nothing
@@ -183,15 +198,11 @@ for ax, color, (name, (proba, labels)) in zip(
 # the rest: the probability given to the class against whether the image
 # belongs to it. For every class most probabilities are near 0 (the thick
 # part of the line), and the curve shows where the model over- or
-# under-estimates that class. Twenty bootstrap replicates per class keep
-# the example fast.
-classwise = SmoothReliabilityDisplay.from_predictions(
-    labels_lenet,
-    proba_lenet,
-    reduction="classwise",
-    n_bootstrap=20,
-    random_state=0,
-)
+# under-estimates that class. The panels share their axes, each title
+# gives the class's SmoothECE, and one legend below the grid explains the
+# parts. Naming the labels (``labels=`` gives the order of the columns)
+# names the panels. Twenty bootstrap replicates per class keep the example
+# fast.
 cifar10 = [
     "airplane",
     "automobile",
@@ -204,13 +215,18 @@ cifar10 = [
     "ship",
     "truck",
 ]
-for ax, cls, value in zip(
-    classwise.ax_, classwise.classes, classwise.smooth_ece, strict=True
-):
-    # The legends do not fit in such small axes: the SmoothECE goes in the title.
-    ax.get_legend().remove()
-    ax.set_title(f"{cifar10[cls]}: SmoothECE {value:.3f}", fontsize="small")
+classwise = SmoothReliabilityDisplay.from_predictions(
+    np.array(cifar10)[labels_lenet],
+    proba_lenet,
+    labels=cifar10,
+    reduction="classwise",
+    n_bootstrap=20,
+    random_state=0,
+    name="LeNet-5",
+)
 classwise.figure_.suptitle("LeNet-5, one reliability diagram per class")
+figures["classwise"] = classwise.figure_
+print(f"classwise: {classwise.kind_} diagrams")
 
 # %%
 # Before and after temperature scaling
@@ -235,7 +251,8 @@ print(f"fitted temperature {temperature.temperature_:.2f}")
 # Left, each curve at its own bandwidth :math:`\sigma^*`; right, both at a
 # common :math:`\sigma = 0.05` (the legend then gives
 # :math:`\mathrm{smECE}_{0.05}`).
-fig, axes = plt.subplots(1, 2, figsize=(10, 5.4), layout="constrained")
+fig, axes = plt.subplots(1, 2, figsize=(10, 6.6), layout="constrained")
+figures["temperature"] = fig
 for ax, sigma in zip(axes, ["auto", 0.05], strict=True):
     for name, proba in [("uncalibrated", proba_eval), ("temperature", proba_scaled)]:
         display = SmoothReliabilityDisplay.from_predictions(
@@ -263,6 +280,55 @@ for ax, sigma in zip(axes, ["auto", 0.05], strict=True):
 # resampling adds noise, which a calibration error counts as
 # miscalibration, so the bootstrap values are biased upwards. The interval
 # measures sensitivity to resampling, like the band.
+
+# %%
+# When the smooth diagram would say nothing
+# -----------------------------------------
+#
+# A small data set whose predictions are almost all at 0 or 1 leaves the
+# kernel regression nothing to stand on in between: there it would swing
+# between 0 and 1 inside a band filling the square. Out-of-fold
+# predictions of a Gaussian naive Bayes model on scikit-learn's breast
+# cancer data (569 rows) are such a case. The display then draws the binned
+# diagram instead, with the count of each bin and its Wilson interval, and
+# its legend says why; ``kind_`` and ``reason_`` record it
+# (``fallback=None`` keeps the smooth curve, drawn only where the data
+# are).
+from sklearn.datasets import load_breast_cancer
+from sklearn.model_selection import cross_val_predict
+from sklearn.naive_bayes import GaussianNB
+
+X, y = load_breast_cancer(return_X_y=True)
+proba_nb = cross_val_predict(GaussianNB(), X, y, cv=5, method="predict_proba")
+print(
+    "predictions per tenth of [0, 1]:",
+    np.histogram(proba_nb[:, 1], bins=10, range=(0, 1))[0].tolist(),
+)
+fig, axes = plt.subplots(1, 2, figsize=(10, 6.8), layout="constrained")
+figures["fallback"] = fig
+for ax, fallback in zip(axes, ["binned", None], strict=True):
+    display = SmoothReliabilityDisplay.from_predictions(
+        y,
+        proba_nb,
+        fallback=fallback,
+        name="GaussianNB",
+        random_state=0,
+        ax=ax,
+    )
+    ax.set_title(f"fallback={fallback!r}: {display.kind_} diagram", fontsize="medium")
+    print(f"fallback={fallback!r}: {display.kind_} ({display.reason_})")
+
+# %%
+# The binned diagram says what the data allow: about a third of the rows
+# are predicted near 0 and are rarely positive, most of the others near 1
+# and mostly positive, and the dozen predictions in between are too few for
+# anything but very long intervals.
+figures_dir = os.environ.get("SKCAL_FIGURES_DIR")
+if figures_dir:
+    for name, figure in figures.items():
+        path = Path(figures_dir) / f"reliability_diagrams_{name}.png"
+        figure.savefig(path, dpi=100)
+        print(f"saved {path}")
 
 # %%
 # References

@@ -430,7 +430,9 @@ class CalibrationDisplay:
     (the attributes that hold one entry per view when ``reduction`` is
     ``"classwise"``) and ``_ref_line_style``, and define ``_draw_view(ax,
     view, name, styles)`` returning ``{artist attribute: artist}`` and
-    ``_decorate(ax, index)``.
+    ``_decorate(ax, index, name)``. A classwise grid gets one legend for
+    the figure (:func:`figure_legend`), a single axes its own
+    (:func:`axes_legend`).
     """
 
     _title = "diagram"
@@ -474,7 +476,7 @@ class CalibrationDisplay:
         """Draw every view on its axes; store the artists; return ``self``."""
         classwise = self.reduction == "classwise"
         if classwise:
-            axes, figure = grid_axes(ax, len(self.classes))
+            axes, figure, n_cols = grid_axes(ax, len(self.classes))
         else:
             single, figure = single_axes(ax)
             axes = np.array([single], dtype=object)
@@ -488,7 +490,11 @@ class CalibrationDisplay:
             drawn["ref_line_"] = draw_ref_line(view_ax, ref_line, ref_style)
             for key, artist in drawn.items():
                 artists.setdefault(key, []).append(artist)
-            self._decorate(view_ax, index)
+            self._decorate(view_ax, index, name)
+        if classwise:
+            if n_cols is not None:
+                label_outer(axes, n_cols)
+            figure_legend(figure, axes)
         for key, values in artists.items():
             setattr(self, key, values if classwise else values[0])
         self.axes_ = axes
@@ -502,12 +508,22 @@ class CalibrationDisplay:
 # ---------------------------------------------------------------------------
 
 
+# Size in inches of a new figure of one diagram: a square axes with room for
+# the legend below it; and of each axes of a new classwise grid.
+SINGLE_FIGSIZE = (5.2, 6.4)
+GRID_AXES_SIZE = 2.5
+
+
 def single_axes(ax):
-    """The axes to draw on, created when None; and their figure."""
+    """The axes to draw on, created when None; and their figure.
+
+    A new figure has a constrained layout, which makes room for a legend
+    outside the axes.
+    """
     if ax is None:
         import matplotlib.pyplot as plt
 
-        _, ax = plt.subplots()
+        _, ax = plt.subplots(figsize=SINGLE_FIGSIZE, layout="constrained")
     elif not hasattr(ax, "plot"):
         raise TypeError(f"ax must be a matplotlib Axes or None, got {type(ax)}.")
     return ax, ax.figure
@@ -516,11 +532,17 @@ def single_axes(ax):
 def grid_axes(ax, n_views):
     """One small axes per class: new, from an array of axes, or inside ``ax``.
 
+    The axes that this function creates share their x and y axes: the
+    panels are compared with each other. Only the outer ones carry tick
+    labels and axis labels.
+
     Returns
     -------
     axes : ndarray of shape (n_views,)
         The axes, in class order.
     figure : matplotlib Figure
+    n_cols : int or None
+        The number of columns of a grid made here; None for axes given.
     """
     n_cols = int(np.ceil(np.sqrt(n_views)))
     n_rows = int(np.ceil(n_views / n_cols))
@@ -530,14 +552,16 @@ def grid_axes(ax, n_views):
         figure, grid = plt.subplots(
             n_rows,
             n_cols,
-            figsize=(2.6 * n_cols + 0.6, 2.6 * n_rows + 0.6),
+            figsize=(GRID_AXES_SIZE * n_cols + 0.8, GRID_AXES_SIZE * n_rows + 1.2),
             squeeze=False,
+            sharex=True,
+            sharey=True,
             layout="constrained",
         )
         grid = grid.ravel()
         for extra in grid[n_views:]:
             extra.set_visible(False)
-        return grid[:n_views], figure
+        return grid[:n_views], figure, n_cols
     if hasattr(ax, "plot"):
         # One axes given: split its area into the grid.
         spec = ax.get_subplotspec()
@@ -549,15 +573,36 @@ def grid_axes(ax, n_views):
         figure = ax.figure
         ax.set_axis_off()
         inner = spec.subgridspec(n_rows, n_cols)
-        axes = [figure.add_subplot(inner[i]) for i in range(n_views)]
-        return np.array(axes, dtype=object), figure
+        axes = [figure.add_subplot(inner[0])]
+        axes += [
+            figure.add_subplot(inner[i], sharex=axes[0], sharey=axes[0])
+            for i in range(1, n_views)
+        ]
+        return np.array(axes, dtype=object), figure, n_cols
     axes = np.asarray(ax, dtype=object).ravel()
     if axes.shape[0] < n_views or not all(hasattr(a, "plot") for a in axes):
         raise ValueError(
             f"A classwise diagram of {n_views} classes needs {n_views} axes; got "
             f"{axes.shape[0]} object(s)."
         )
-    return axes[:n_views], axes[0].figure
+    return axes[:n_views], axes[0].figure, None
+
+
+def label_outer(axes, n_cols):
+    """Keep tick labels and axis labels on the outer axes of a grid only.
+
+    The bottom axes of each column (also above an empty place of the last
+    row) keep the x labels, the first column the y labels.
+    """
+    n_views = len(axes)
+    for index, ax in enumerate(axes):
+        bottom = index + n_cols >= n_views
+        ax.tick_params(labelbottom=bottom)
+        if not bottom:
+            ax.set_xlabel("")
+        if index % n_cols:
+            ax.tick_params(labelleft=False)
+            ax.set_ylabel("")
 
 
 def draw_ref_line(ax, ref_line, style):
@@ -568,6 +613,123 @@ def draw_ref_line(ax, ref_line, style):
         if line.get_label() == REF_LINE_LABEL:
             return line
     return ax.plot([0, 1], [0, 1], label=REF_LINE_LABEL, **style)[0]
+
+
+def drawn_points(
+    grid,
+    curve,
+    *,
+    n_effective,
+    mean_prediction,
+    prediction_range,
+    sigma,
+    min_effective_count,
+):
+    """Where a kernel curve is drawn: a boolean mask of its grid.
+
+    The curve is defined; and, for each of the numbers of
+    :func:`~skcal.metrics.smooth_reliability_curve` that is not None, the
+    grid point lies within ``prediction_range``, at least
+    ``min_effective_count`` predictions are near it (``n_effective``), and
+    their kernel-weighted mean (``mean_prediction``) is within ``sigma`` of
+    it.
+    """
+    grid = np.asarray(grid, dtype=np.float64)
+    drawn = np.isfinite(np.asarray(curve, dtype=np.float64))
+    if n_effective is not None:
+        drawn &= np.asarray(n_effective) >= min_effective_count
+    if mean_prediction is not None:
+        drawn &= np.abs(np.asarray(mean_prediction) - grid) <= sigma
+    if prediction_range is not None:
+        low, high = prediction_range
+        drawn &= (grid >= low) & (grid <= high)
+    return drawn
+
+
+# ---------------------------------------------------------------------------
+# Legends: outside the data
+# ---------------------------------------------------------------------------
+
+# Marks the figure legends of classwise grids, replaced when a model is added.
+_FIGURE_LEGEND_GID = "skcal-figure-legend"
+
+
+def legend_label_once(ax, label):
+    """``label``, or a label hidden from the legend if ``ax`` already shows it.
+
+    For the parts of a diagram that mean the same for every model drawn on
+    the axes (a band, the counts), so that the legend explains them once.
+    """
+    handles = ax.get_legend_handles_labels()[1]
+    return "_nolegend_" if label in handles else label
+
+
+def _points_below_axes():
+    """Height, in points, of an x axis's ticks, tick labels and label."""
+    from matplotlib import rcParams
+    from matplotlib.font_manager import FontProperties
+
+    def line(key):
+        return 1.25 * FontProperties(size=rcParams[key]).get_size_in_points()
+
+    ticks = max(rcParams["xtick.major.size"], 0.0) + rcParams["xtick.major.pad"]
+    return (
+        ticks
+        + line("xtick.labelsize")
+        + rcParams["axes.labelpad"]
+        + line("axes.labelsize")
+    )
+
+
+def axes_legend(ax, *, fontsize="small"):
+    """The legend of one diagram, where it hides no data.
+
+    Below the axes, under the axis label, when the figure has a layout
+    engine (which then makes room for it, as in the figures the Displays
+    create); otherwise inside the axes, at matplotlib's ``"best"`` place.
+    """
+    figure = ax.figure
+    if figure.get_layout_engine() is None:
+        return ax.legend(loc="best", fontsize=fontsize)
+    from matplotlib.transforms import ScaledTranslation
+
+    # A square axes in a taller place sits at its top, leaving the room
+    # below to the legend.
+    ax.set_anchor("N")
+
+    shift = ScaledTranslation(
+        0.0, -(_points_below_axes() + 2.0) / 72.0, figure.dpi_scale_trans
+    )
+    return ax.legend(
+        loc="upper center",
+        bbox_to_anchor=(0.5, 0.0),
+        bbox_transform=ax.transAxes + shift,
+        fontsize=fontsize,
+    )
+
+
+def figure_legend(figure, axes, *, fontsize="small"):
+    """One legend for a grid of diagrams, below the grid.
+
+    The entries are those of the first axes (every axes of a grid shows the
+    same models); a legend drawn earlier by this function is replaced, so
+    that a model added to the grid joins the legend.
+    """
+    from matplotlib.layout_engine import ConstrainedLayoutEngine
+
+    for legend in list(figure.legends):
+        if legend.get_gid() == _FIGURE_LEGEND_GID:
+            legend.remove()
+    handles, labels = axes[0].get_legend_handles_labels()
+    if isinstance(figure.get_layout_engine(), ConstrainedLayoutEngine):
+        loc = "outside lower center"
+    else:
+        loc = "lower center"
+    legend = figure.legend(
+        handles, labels, loc=loc, ncols=min(len(labels), 3), fontsize=fontsize
+    )
+    legend.set_gid(_FIGURE_LEGEND_GID)
+    return legend
 
 
 # ---------------------------------------------------------------------------
@@ -601,16 +763,28 @@ reduction : {"auto", "positive", "top_label", "classwise"}, default="auto"
 
 
 class ReliabilityDiagram(CalibrationDisplay):
-    """Base of the reliability diagrams: labels, limits and legends of a view."""
+    """Base of the reliability diagrams: labels, limits and legends of a view.
 
-    def _legend_label(self, name, text):
-        """The legend entry of a view: its measure, after the model's name."""
-        if name is None:
-            return text
-        # The small axes of a classwise grid get the name on its own line.
+    Subclasses define ``_measure_text(view)``, the measure shown with the
+    model's name: in the legend of a single diagram, in the title of each
+    panel of a classwise grid (whose figure legend names the models).
+    """
+
+    # A line added under the model's legend entry (e.g. why a fallback was
+    # drawn); set by the Display that draws this one in its place.
+    _legend_note = None
+
+    def _legend_label(self, name, view):
+        """The legend entry of a model: its name and measure, and the note."""
         if self.reduction == "classwise":
-            return f"{name}\n{text}"
-        return f"{name} ({text})"
+            # The measure goes in each panel's title.
+            label = self._default_name if name is None else name
+        else:
+            text = self._measure_text(view)
+            label = text if name is None else f"{name}: {text}"
+        if self._legend_note is not None:
+            label = f"{label}\n{self._legend_note}"
+        return label
 
     def _labels(self, index):
         """Axis labels and title of a view."""
@@ -627,12 +801,19 @@ class ReliabilityDiagram(CalibrationDisplay):
         )
         return f"Predicted probability{suffix}", f"Fraction of positives{suffix}", None
 
-    def _decorate(self, ax, index):
-        """Limits, aspect, labels, title and legend of a view."""
+    def _decorate(self, ax, index, name):
+        """Limits, aspect, labels, title (classwise: with the measure), legend."""
         xlabel, ylabel, title = self._labels(index)
         ax.set(xlim=(-0.01, 1.01), ylim=(-0.01, 1.01), xlabel=xlabel, ylabel=ylabel)
         ax.set_aspect("equal", adjustable="box")
-        if title is not None:
-            ax.set_title(title)
-        small = self.reduction == "classwise"
-        ax.legend(loc="upper left", fontsize="xx-small" if small else "small")
+        if self.reduction != "classwise":
+            axes_legend(ax)
+            return
+        # Compact: "SmoothECE 0.021 [0.010, 0.034]" in a small title.
+        text = self._measure_text(self._view(index)).replace(" = ", " ")
+        if name is not None:
+            text = f"{name}: {text}"
+        previous = ax.get_title()
+        if previous.split("\n")[0] == title:  # another model's measure is there
+            title = previous
+        ax.set_title(f"{title}\n{text}", fontsize="x-small")

@@ -19,11 +19,15 @@ from skcal.plotting._base import (
     ReliabilityDiagram,
     canonical_views,
     doc_filler,
+    legend_label_once,
 )
 from skcal.plotting._style import merge_style_kwargs
 
 # Height, in axes data units, of the tallest bar of the counts strip.
 _HIST_HEIGHT = 0.2
+
+# The names of the per-bin intervals in the legend.
+_INTERVAL_NAMES = {"wilson": "Wilson", "bootstrap": "bootstrap"}
 
 _STYLE_CONSTRAINTS = {
     "show_counts": ["boolean"],
@@ -50,7 +54,8 @@ random_state : int, RandomState instance or None, default=None
     "show_counts": """\
 show_counts : bool, default=True
     Draw the total weight of each bin as a strip of bars along the bottom
-    of the axes (the tallest 0.2 high).""",
+    of the axes (the tallest 0.2 high), labelled with the counts (or
+    weights) except in the small panels of a classwise grid.""",
     "errorbar_kwargs": """\
 errorbar_kwargs : dict, default=None
     Keywords of the per-bin intervals
@@ -69,8 +74,9 @@ class BinnedReliabilityDisplay(ReliabilityDiagram):
     The predictions are grouped into bins, and each bin's observed event
     rate is drawn against its mean prediction, with per-bin intervals of
     the rate, the weight of each bin as a strip of bars along the bottom,
-    and the ECE of the same bins in the legend. Empty bins have no point
-    (NaN), so the line breaks there. Every number comes from
+    and the ECE of the same bins in the legend (in each panel's title for
+    ``reduction="classwise"``, whose figure has one legend). Empty bins
+    have no point (NaN), so the line breaks there. Every number comes from
     :func:`~skcal.metrics.reliability_table` and
     :func:`~skcal.metrics.expected_calibration_error`.
 
@@ -87,6 +93,10 @@ class BinnedReliabilityDisplay(ReliabilityDiagram):
         and, when computed, ``interval_low`` and ``interval_high`` per bin).
     ece : float
         The expected calibration error of the same bins.
+    interval : {"wilson", "bootstrap"}, default=None
+        The kind of the per-bin intervals of ``table``, for the legend.
+    confidence_level : float, default=None
+        Their level, for the legend.
     reduction : {"positive", "top_label", "classwise"}, default="positive"
         The binary view the tables describe.
     classes : ndarray of shape (n_classes,), default=None
@@ -103,7 +113,8 @@ class BinnedReliabilityDisplay(ReliabilityDiagram):
     errorbar_ : matplotlib ErrorbarContainer, list or None
         The per-bin intervals.
     hist_ : matplotlib BarContainer, list or None
-        The counts strip.
+        The counts strip (outside a classwise grid, each non-empty bar is
+        labelled with its count).
     ref_line_ : matplotlib Line2D, list or None
         The diagonal.
     ax_ : matplotlib Axes or ndarray of Axes
@@ -139,12 +150,15 @@ class BinnedReliabilityDisplay(ReliabilityDiagram):
 
     _title = "binned reliability diagram"
     _view_fields = ("table", "ece")
+    _default_name = "event rate per bin"
 
     def __init__(
         self,
         *,
         table,
         ece,
+        interval=None,
+        confidence_level=None,
         reduction="positive",
         classes=None,
         name=None,
@@ -152,6 +166,8 @@ class BinnedReliabilityDisplay(ReliabilityDiagram):
     ):
         self.table = table
         self.ece = ece
+        self.interval = interval
+        self.confidence_level = confidence_level
         self.reduction = reduction
         self.classes = classes
         self.name = name
@@ -206,27 +222,84 @@ class BinnedReliabilityDisplay(ReliabilityDiagram):
             styles=styles,
         )
 
+    def _measure_text(self, view):
+        """The ECE and its number of bins."""
+        return f"ECE = {view['ece']:.3f} ({len(view['table']['weight'])} bins)"
+
+    def _interval_label(self):
+        """The legend entry of the per-bin intervals."""
+        kind = _INTERVAL_NAMES.get(self.interval, "")
+        level = "" if self.confidence_level is None else f"{self.confidence_level:.0%}"
+        return " ".join(w for w in (level, kind, "interval per bin") if w)
+
     def _draw_view(self, ax, view, name, styles):
         """Event rate against mean prediction, intervals and counts strip."""
         table = view["table"]
         mean_predicted = np.asarray(table["mean_predicted"], dtype=np.float64)
         rate = np.asarray(table["event_rate"], dtype=np.float64)
         style = merge_style_kwargs(
-            {"marker": "s", "markersize": 4.0, "linestyle": "-"},
+            {"marker": "s", "markersize": 4.0, "linestyle": "-", "linewidth": 1.0},
             styles["line"],
             name="line_kwargs",
         )
-        text = f"ECE = {view['ece']:.3f}"
-        label = style.pop("label", self._legend_label(name, text))
+        label = style.pop("label", self._legend_label(name, view))
         line = ax.plot(mean_predicted, rate, label=label, **style)[0]
         color = line.get_color()
         errorbar = None
         if "interval_low" in table and "interval_high" in table:
-            errorbar = _draw_intervals(ax, table, color, styles["errorbar"])
+            label = legend_label_once(ax, self._interval_label())
+            errorbar = _draw_intervals(ax, table, color, styles["errorbar"], label)
         hist = None
         if styles["show_counts"]:
-            hist = _draw_counts(ax, table, color, styles["hist"])
+            numbers = self.reduction != "classwise"  # too small in a grid
+            hist = _draw_counts(ax, table, color, styles["hist"], numbers)
         return {"line_": line, "errorbar_": errorbar, "hist_": hist}
+
+    @classmethod
+    def _compute(
+        cls,
+        y_true,
+        y_prob,
+        *,
+        sample_weight,
+        pos_label,
+        labels,
+        reduction,
+        n_bins,
+        strategy,
+        interval,
+        confidence_level,
+        n_bootstrap,
+        random_state,
+        name,
+    ):
+        """The display of validated options, not drawn (see from_predictions)."""
+        data, reduction, views = canonical_views(
+            y_true, y_prob, sample_weight, pos_label, labels, reduction
+        )
+        rng = check_random_state(random_state)
+        bins = {"n_bins": n_bins, "strategy": strategy}
+        tables = [
+            reliability_table(
+                **view,
+                **bins,
+                interval=interval,
+                confidence_level=confidence_level,
+                n_bootstrap=n_bootstrap,
+                random_state=rng,
+            )
+            for view in views
+        ]
+        errors = [expected_calibration_error(**view, **bins) for view in views]
+        per_view = {"table": tables, "ece": errors}
+        return cls._from_views(
+            data,
+            reduction,
+            per_view,
+            interval=interval,
+            confidence_level=None if interval is None else confidence_level,
+            name=name,
+        )
 
     @classmethod
     @validate_params(
@@ -297,25 +370,21 @@ class BinnedReliabilityDisplay(ReliabilityDiagram):
         display : BinnedReliabilityDisplay
             The drawn display.
         """
-        data, reduction, views = canonical_views(
-            y_true, y_prob, sample_weight, pos_label, labels, reduction
+        display = cls._compute(
+            y_true,
+            y_prob,
+            sample_weight=sample_weight,
+            pos_label=pos_label,
+            labels=labels,
+            reduction=reduction,
+            n_bins=n_bins,
+            strategy=strategy,
+            interval=interval,
+            confidence_level=confidence_level,
+            n_bootstrap=n_bootstrap,
+            random_state=random_state,
+            name=name,
         )
-        rng = check_random_state(random_state)
-        bins = {"n_bins": n_bins, "strategy": strategy}
-        tables = [
-            reliability_table(
-                **view,
-                **bins,
-                interval=interval,
-                confidence_level=confidence_level,
-                n_bootstrap=n_bootstrap,
-                random_state=rng,
-            )
-            for view in views
-        ]
-        errors = [expected_calibration_error(**view, **bins) for view in views]
-        per_view = {"table": tables, "ece": errors}
-        display = cls._from_views(data, reduction, per_view, name=name)
         return display.plot(
             ax=ax,
             ref_line=ref_line,
@@ -327,7 +396,7 @@ class BinnedReliabilityDisplay(ReliabilityDiagram):
         )
 
 
-def _draw_intervals(ax, table, color, errorbar_kwargs):
+def _draw_intervals(ax, table, color, errorbar_kwargs, label):
     """The per-bin intervals of the event rate, as error bars."""
     mean_predicted = np.asarray(table["mean_predicted"], dtype=np.float64)
     rate = np.asarray(table["event_rate"], dtype=np.float64)
@@ -336,23 +405,50 @@ def _draw_intervals(ax, table, color, errorbar_kwargs):
     shown = np.isfinite(low) & np.isfinite(high) & np.isfinite(rate)
     yerr = np.vstack([np.maximum(rate - low, 0.0), np.maximum(high - rate, 0.0)])
     style = merge_style_kwargs(
-        {"fmt": "none", "ecolor": color, "elinewidth": 1.0, "capsize": 2.0},
+        {
+            "fmt": "none",
+            "ecolor": color,
+            "elinewidth": 1.0,
+            "capsize": 2.0,
+            "label": label,
+        },
         errorbar_kwargs,
         name="errorbar_kwargs",
     )
     return ax.errorbar(mean_predicted[shown], rate[shown], yerr=yerr[:, shown], **style)
 
 
-def _draw_counts(ax, table, color, hist_kwargs):
-    """The weight of each bin, as bars along the bottom of the axes."""
+def _draw_counts(ax, table, color, hist_kwargs, numbers):
+    """The weight of each bin, as bars along the bottom of the axes.
+
+    With ``numbers``, each non-empty bar is labelled with its count (its
+    weight, with weights), vertically when some label is long.
+    """
     weight = np.asarray(table["weight"], dtype=np.float64)
     peak = weight.max()
     heights = _HIST_HEIGHT * weight / peak if peak > 0 else weight
     lower = np.asarray(table["bin_lower"], dtype=np.float64)
     upper = np.asarray(table["bin_upper"], dtype=np.float64)
+    counted = np.array_equal(weight, np.asarray(table["count"], dtype=np.float64))
+    text = "predictions per bin" if counted else "weight per bin"
     style = merge_style_kwargs(
-        {"color": color, "alpha": 0.25, "linewidth": 0.0},
+        {"color": color, "alpha": 0.25, "linewidth": 0.0, "label": text},
         hist_kwargs,
         name="hist_kwargs",
     )
-    return ax.bar(lower, heights, width=upper - lower, align="edge", **style)
+    style["label"] = legend_label_once(ax, style["label"])
+    bars = ax.bar(lower, heights, width=upper - lower, align="edge", **style)
+    if numbers:
+        texts = [
+            "" if w <= 0 else (f"{w:.0f}" if counted else f"{w:.3g}") for w in weight
+        ]
+        long = max(len(t) for t in texts) > 3
+        ax.bar_label(
+            bars,
+            labels=texts,
+            padding=1.0,
+            fontsize="xx-small",
+            color=color,
+            rotation=90 if long else 0,
+        )
+    return bars

@@ -2,19 +2,26 @@
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+import math
+from numbers import Real
+
 import numpy as np
 
-from skcal._param_validation import parameter_constraints, validate_params
-from skcal.metrics import calibration_sharpness_curve
+from skcal._param_validation import Interval, parameter_constraints, validate_params
+from skcal.metrics import calibration_sharpness_curve, smooth_reliability_curve
 from skcal.plotting._base import (
     PLOT_CONSTRAINTS,
     CalibrationDisplay,
+    axes_legend,
     canonical_views,
     doc_filler,
+    drawn_points,
+    legend_label_once,
 )
 from skcal.plotting._style import merge_style_kwargs
 
 _STYLE_CONSTRAINTS = {
+    "min_effective_count": [Interval(Real, 0, None, closed="left")],
     "show_density": ["boolean"],
     "line_kwargs": [dict, None],
     "band_kwargs": [dict, None],
@@ -22,6 +29,13 @@ _STYLE_CONSTRAINTS = {
 }
 
 _LOSS_NAMES = {"brier": "Brier", "log": "log loss"}
+
+# The legend entries of the band and of the density.
+BAND_LABEL = "sharpness gap \u00d7 density"
+DENSITY_LABEL = "density of predictions (peak = 1)"
+
+# The keys of smooth_reliability_curve that say where the predictions are.
+_SUPPORT_FIELDS = ("n_effective", "mean_prediction", "prediction_range")
 
 # The Display's arrays and the keys of calibration_sharpness_curve they hold.
 _FIELDS = {
@@ -59,13 +73,18 @@ bandwidth : float, default=0.05
 n_points : int, default=201
     Number of points of the uniform grid on [0, 1]; it should resolve
     the bandwidth (spacing well below ``bandwidth``).""",
+    "min_effective_count": """\
+min_effective_count : float, default=10
+    The curve is drawn only where the effective number of predictions
+    near the point is at least this (see Notes).""",
     "show_density": """\
 show_density : bool, default=True
     Draw the density of the predictions, scaled to a peak of 1.""",
     "band_kwargs": """\
 band_kwargs : dict, default=None
     Keywords of the sharpness band
-    (:meth:`~matplotlib.axes.Axes.fill_between`).""",
+    (:meth:`~matplotlib.axes.Axes.fill_between`), whose drawing is
+    clipped to [0, 1].""",
     "density_kwargs": """\
 density_kwargs : dict, default=None
     Keywords of the density (:meth:`~matplotlib.axes.Axes.fill_between`).""",
@@ -84,20 +103,28 @@ class CalibrationSharpnessDisplay(CalibrationDisplay):
       rate given the prediction, against the diagonal: calibration;
     - a band centred on :math:`\hat m(x)` of total height
       :math:`\hat p(x)\,\hat\rho(x)`, the density of the predictions
-      times the pointwise sharpness gap of the proper score, with its lower
-      edge clipped at 0: where, and how much, the loss is *not* explained
-      by miscalibration (a wider band is worse);
+      times the pointwise sharpness gap of the proper score (the legend's
+      "sharpness gap" times "density"): where, and how much, the loss is
+      *not* explained by miscalibration (a wider band is worse). It is
+      **not** an uncertainty band. Its drawing is clipped to [0, 1], the
+      range of probabilities (the stored ``band_low`` and ``band_high``
+      are not), and the legend says "clipped" when it was;
     - the density :math:`\hat p(x)` of the predictions, scaled to a peak
-      of 1;
+      of 1 (hatched);
     - the calibration term :math:`d_{\varphi,\mathrm{CAL}}` and the total
       loss :math:`d_{\phi,\mathrm{TOT}}` in the legend.
+
+    Every drawn part has a legend entry (below the axes, when the figure
+    has a layout engine as the figures the Display creates), and both axes
+    span [0, 1], so that diagrams drawn side by side share their scales.
 
     A calibration error alone rewards the mean-replacement baseline, which
     predicts one confidence for every sample: its curve touches the
     diagonal at that confidence and its calibration term is about 0, but
-    its density is a single spike and its band explodes there, and its
-    total loss is large. Create it with :meth:`from_estimator`,
-    :meth:`from_predictions` or :meth:`from_cv_results`.
+    its density is a single spike, its band there is taller than the
+    square (drawn clipped, from 0 to 1), and its total loss is large.
+    Create it with :meth:`from_estimator`, :meth:`from_predictions` or
+    :meth:`from_cv_results`.
 
     Parameters
     ----------
@@ -119,8 +146,20 @@ class CalibrationSharpnessDisplay(CalibrationDisplay):
     total_loss : float
         :math:`d_{\phi,\mathrm{TOT}}`, the mean score of the predicted
         distributions.
+    n_effective, mean_prediction : ndarray of shape (n_points,), default=None
+        The effective number of predictions near each point and their
+        kernel-weighted mean, from
+        :func:`~skcal.metrics.smooth_reliability_curve` at the Gaussian
+        bandwidth of the kernel (see Notes); None draws the curve wherever
+        it is defined.
+    prediction_range : tuple of float, default=None
+        The smallest and the largest prediction.
     loss : {"brier", "log"}, default="brier"
         The proper score.
+    kernel : {"gaussian", "epanechnikov"}, default="gaussian"
+        The kernel of the curve.
+    bandwidth : float, default=0.05
+        Its bandwidth.
     constant_prediction : float, default=None
         The prediction, when all of them lie within 1e-6 of each other (a
         constant predictor such as mean replacement); None otherwise.
@@ -134,9 +173,10 @@ class CalibrationSharpnessDisplay(CalibrationDisplay):
     Attributes
     ----------
     line_ : matplotlib Line2D
-        The calibration curve.
+        The calibration curve where it is drawn (for a constant predictor,
+        a dot at its prediction).
     band_ : matplotlib PolyCollection
-        The sharpness band.
+        The sharpness band, drawn clipped to [0, 1].
     density_ : matplotlib PolyCollection or None
         The density of the predictions.
     ref_line_ : matplotlib Line2D or None
@@ -183,14 +223,25 @@ class CalibrationSharpnessDisplay(CalibrationDisplay):
     approximates the mean sharpness gap when the predictions stay away
     from 0 and 1 (the kernel is not corrected at the boundaries). The
     estimated gap can be negative (the band then has negative height and
-    is drawn as its absolute value). The curve is NaN, and not drawn,
-    where the kernel weight of the data is below 1e-3 of its maximum (an
-    extrapolation from a few distant predictions): for the Gaussian kernel
-    and a constant predictor, beyond 3.7 bandwidths from its single
-    prediction. With the log loss, a row whose
-    predicted distribution gives its class probability 0 has an infinite
-    loss, and the band is infinite wherever it has kernel weight (not
-    drawn).
+    is drawn as its absolute value). The curve is NaN where the kernel
+    weight of the data is below 1e-3 of its maximum. With the log loss, a
+    row whose predicted distribution gives its class probability 0 has an
+    infinite loss, and the band is infinite wherever it has kernel weight
+    (not drawn).
+
+    *Where the curve is drawn.* As in
+    :class:`SmoothReliabilityDisplay`, only between the smallest and the
+    largest prediction, where at least ``min_effective_count`` predictions
+    are near (each counting :math:`e^{-(x - p_i)^2 / (2 s^2)}`) and where
+    their kernel-weighted mean is within :math:`s` of :math:`x`, with
+    :math:`s` the kernel's standard deviation (``n_effective``,
+    ``mean_prediction`` and ``prediction_range`` of
+    :func:`~skcal.metrics.smooth_reliability_curve` at bandwidth
+    :math:`s`): elsewhere the curve extrapolates from a few distant
+    predictions. The band is drawn where the curve is, the density
+    everywhere. A constant predictor's curve is a dot at its prediction,
+    and its band is drawn wherever it is defined (a spike around the
+    prediction).
 
     References
     ----------
@@ -226,6 +277,9 @@ class CalibrationSharpnessDisplay(CalibrationDisplay):
         "calibration_error",
         "total_loss",
         "constant_prediction",
+        "n_effective",
+        "mean_prediction",
+        "prediction_range",
     )
     _ref_line_style = {"color": "black", "linestyle": "--", "linewidth": 1.0}
 
@@ -240,7 +294,12 @@ class CalibrationSharpnessDisplay(CalibrationDisplay):
         band_high,
         calibration_error,
         total_loss,
+        n_effective=None,
+        mean_prediction=None,
+        prediction_range=None,
         loss="brier",
+        kernel="gaussian",
+        bandwidth=0.05,
         constant_prediction=None,
         reduction="top_label",
         name=None,
@@ -254,7 +313,12 @@ class CalibrationSharpnessDisplay(CalibrationDisplay):
         self.band_high = band_high
         self.calibration_error = calibration_error
         self.total_loss = total_loss
+        self.n_effective = n_effective
+        self.mean_prediction = mean_prediction
+        self.prediction_range = prediction_range
         self.loss = loss
+        self.kernel = kernel
+        self.bandwidth = bandwidth
         self.constant_prediction = constant_prediction
         self.reduction = reduction
         self.name = name
@@ -270,6 +334,7 @@ class CalibrationSharpnessDisplay(CalibrationDisplay):
         *,
         name=None,
         ref_line=True,
+        min_effective_count=10,
         show_density=True,
         line_kwargs=None,
         band_kwargs=None,
@@ -283,6 +348,7 @@ class CalibrationSharpnessDisplay(CalibrationDisplay):
         %(ax)s
         %(name_plot)s
         %(ref_line)s
+        %(min_effective_count)s
         %(show_density)s
         %(line_kwargs)s
         %(band_kwargs)s
@@ -295,6 +361,7 @@ class CalibrationSharpnessDisplay(CalibrationDisplay):
             The display, with its artists stored (``line_``, ``ax_``, ...).
         """
         styles = {
+            "min_effective_count": min_effective_count,
             "show_density": show_density,
             "line": line_kwargs,
             "band": band_kwargs,
@@ -316,7 +383,7 @@ class CalibrationSharpnessDisplay(CalibrationDisplay):
         )
         if view["constant_prediction"] is not None:
             text += f"\nconstant prediction {view['constant_prediction']:.3f}"
-        return text if name is None else f"{name}\n{text}"
+        return text if name is None else f"{name}: {text}"
 
     @staticmethod
     def _band(view):
@@ -328,38 +395,50 @@ class CalibrationSharpnessDisplay(CalibrationDisplay):
     def _draw_view(self, ax, view, name, styles):
         """The calibration curve, the sharpness band and the density."""
         grid = np.asarray(view["grid"], dtype=np.float64)
-        curve = np.asarray(view["curve"], dtype=np.float64)
         style = merge_style_kwargs(
             {"linewidth": 1.5}, styles["line"], name="line_kwargs"
         )
         label = style.pop("label", self._legend_label(name, view))
-        line = ax.plot(grid, curve, label=label, zorder=3, **style)[0]
+        curve = np.asarray(view["curve"], dtype=np.float64)
+        drawn = self._drawn(view, styles["min_effective_count"])
+        constant = view["constant_prediction"]
+        if constant is not None:
+            style.setdefault("marker", "o")
+            x, y = [constant], [np.interp(constant, grid, curve)]
+        else:
+            x, y = grid, np.where(drawn, curve, np.nan)
+        line = ax.plot(x, y, label=label, zorder=3, **style)[0]
         color = line.get_color()
-        low, high = self._band(view)
-        finite = np.isfinite(low) & np.isfinite(high)
-        band_style = merge_style_kwargs(
-            {"color": color, "alpha": 0.4, "linewidth": 0.0},
-            styles["band"],
-            name="band_kwargs",
-        )
-        band = ax.fill_between(
-            grid,
-            np.where(finite, low, 0.0),
-            np.where(finite, high, 0.0),
-            where=finite,
-            **band_style,
-        )
+        band = _draw_band(ax, grid, *self._band(view), drawn, color, styles["band"])
         density = None
         if styles["show_density"]:
             density = _draw_density(ax, grid, view["density"], color, styles["density"])
         return {"line_": line, "band_": band, "density_": density}
 
-    def _decorate(self, ax, index):
-        _, high = self._band(self._view(index))
-        finite = high[np.isfinite(high)]
-        top = max(1.0, ax.get_ylim()[1], 1.02 * finite.max() if finite.size else 0.0)
-        ax.set_xlim(0.0, 1.0)
-        ax.set_ylim(0.0, top)
+    def _drawn(self, view, min_effective_count):
+        """Where the curve and the band are drawn, a mask of the grid.
+
+        A constant predictor's band is drawn wherever it is defined (its
+        curve is a dot at the prediction).
+        """
+        grid = np.asarray(view["grid"], dtype=np.float64)
+        curve = np.asarray(view["curve"], dtype=np.float64)
+        if view["constant_prediction"] is not None:
+            return np.isfinite(curve)
+        return drawn_points(
+            grid,
+            curve,
+            n_effective=view["n_effective"],
+            mean_prediction=view["mean_prediction"],
+            prediction_range=view["prediction_range"],
+            sigma=gaussian_bandwidth(self.kernel, self.bandwidth),
+            min_effective_count=min_effective_count,
+        )
+
+    def _decorate(self, ax, index, name):
+        """Limits [0, 1] on both axes, labels and legend."""
+        ax.set(xlim=(-0.01, 1.01), ylim=(-0.01, 1.01))
+        ax.set_aspect("equal", adjustable="box")
         if self.reduction == "top_label":
             ax.set_xlabel("Confidence")
             ax.set_ylabel("Accuracy given confidence")
@@ -369,7 +448,7 @@ class CalibrationSharpnessDisplay(CalibrationDisplay):
             )
             ax.set_xlabel(f"Predicted probability{suffix}")
             ax.set_ylabel(f"Event rate given prediction{suffix}")
-        ax.legend(loc="upper left", fontsize="small")
+        axes_legend(ax)
 
     @classmethod
     @validate_params(
@@ -394,6 +473,7 @@ class CalibrationSharpnessDisplay(CalibrationDisplay):
         kernel="gaussian",
         bandwidth=0.05,
         n_points=201,
+        min_effective_count=10,
         name=None,
         ax=None,
         ref_line=True,
@@ -406,7 +486,11 @@ class CalibrationSharpnessDisplay(CalibrationDisplay):
         """Draw the calibration-sharpness diagram of predicted probabilities.
 
         Every number comes from
-        :func:`~skcal.metrics.calibration_sharpness_curve`.
+        :func:`~skcal.metrics.calibration_sharpness_curve`, and where the
+        predictions are (``n_effective``, ``mean_prediction``,
+        ``prediction_range``) from
+        :func:`~skcal.metrics.smooth_reliability_curve` at the Gaussian
+        bandwidth of the kernel.
 
         Parameters
         ----------
@@ -420,6 +504,7 @@ class CalibrationSharpnessDisplay(CalibrationDisplay):
         %(kernel)s
         %(bandwidth)s
         %(n_points)s
+        %(min_effective_count)s
         %(name)s
         %(ax)s
         %(ref_line)s
@@ -440,17 +525,68 @@ class CalibrationSharpnessDisplay(CalibrationDisplay):
         curve = calibration_sharpness_curve(
             **view, loss=loss, kernel=kernel, bandwidth=bandwidth, n_points=n_points
         )
+        support = smooth_reliability_curve(
+            **view, sigma=gaussian_bandwidth(kernel, bandwidth), n_points=n_points
+        )
         per_view = {field: [curve[key]] for field, key in _FIELDS.items()}
-        display = cls._from_views(data, reduction, per_view, loss=loss, name=name)
+        per_view.update({key: [support[key]] for key in _SUPPORT_FIELDS})
+        display = cls._from_views(
+            data,
+            reduction,
+            per_view,
+            loss=loss,
+            kernel=kernel,
+            bandwidth=bandwidth,
+            name=name,
+        )
         return display.plot(
             ax=ax,
             ref_line=ref_line,
+            min_effective_count=min_effective_count,
             show_density=show_density,
             line_kwargs=line_kwargs,
             band_kwargs=band_kwargs,
             density_kwargs=density_kwargs,
             ref_line_kwargs=ref_line_kwargs,
         )
+
+
+def gaussian_bandwidth(kernel, bandwidth):
+    """The standard deviation of the kernel, at least 1e-4.
+
+    The bandwidth of a Gaussian kernel, that of an Epanechnikov kernel of
+    half-width ``bandwidth`` (its standard deviation is ``bandwidth /
+    sqrt(5)``), floored at the smallest bandwidth of
+    :func:`~skcal.metrics.smooth_reliability_curve`.
+    """
+    scale = bandwidth if kernel == "gaussian" else bandwidth / math.sqrt(5.0)
+    return max(scale, 1e-4)
+
+
+def _draw_band(ax, grid, low, high, drawn, color, band_kwargs):
+    """The sharpness band where ``drawn``, its drawing clipped to [0, 1]."""
+    finite = drawn & np.isfinite(low) & np.isfinite(high)
+    clipped = bool(np.any(finite & ((low < 0.0) | (high > 1.0))))
+    label = BAND_LABEL + (" (clipped to [0, 1])" if clipped else "")
+    # One legend entry for the bands of every model on the axes, which says
+    # "clipped" when any of them is.
+    earlier = [c for c in ax.collections if c.get_label().startswith(BAND_LABEL)]
+    if earlier:
+        if clipped:
+            earlier[0].set_label(label)
+        label = "_nolegend_"
+    band_style = merge_style_kwargs(
+        {"color": color, "alpha": 0.4, "linewidth": 0.0, "label": label},
+        band_kwargs,
+        name="band_kwargs",
+    )
+    return ax.fill_between(
+        grid,
+        np.where(finite, np.clip(low, 0.0, 1.0), 0.0),
+        np.where(finite, np.clip(high, 0.0, 1.0), 0.0),
+        where=finite,
+        **band_style,
+    )
 
 
 def _draw_density(ax, grid, density, color, density_kwargs):
@@ -465,6 +601,7 @@ def _draw_density(ax, grid, density, color, density_kwargs):
             "hatch": "//",
             "alpha": 0.3,
             "linewidth": 0.0,
+            "label": legend_label_once(ax, DENSITY_LABEL),
         },
         density_kwargs,
         name="density_kwargs",

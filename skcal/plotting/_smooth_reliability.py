@@ -2,10 +2,15 @@
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+import textwrap
+from numbers import Real
+
 import numpy as np
 from sklearn.utils import check_random_state
 
 from skcal._param_validation import (
+    Interval,
+    StrOptions,
     parameter_constraints,
     validate_params,
 )
@@ -19,7 +24,10 @@ from skcal.plotting._base import (
     ReliabilityDiagram,
     canonical_views,
     doc_filler,
+    drawn_points,
+    legend_label_once,
 )
+from skcal.plotting._binned_reliability import BinnedReliabilityDisplay
 from skcal.plotting._style import merge_style_kwargs
 
 # Width in points of the curve where the density is largest, and the
@@ -27,13 +35,29 @@ from skcal.plotting._style import merge_style_kwargs
 _MAX_WIDTH = 4.0
 _MIN_WIDTH = 0.5
 
+# When the smooth diagram says too little (see `_verdict`): the curve is
+# drawn over less than this share of the range of the predictions, or its
+# band is on average higher than this share of the square where drawn.
+_MIN_DRAWN_SHARE = 0.5
+_MAX_BAND_SHARE = 0.5
+
+# Characters per line of the legend's note on a fallback.
+_NOTE_WIDTH = 46
+
 _STYLE_CONSTRAINTS = {"line_kwargs": [dict, None], "band_kwargs": [dict, None]}
+_DRAW_CONSTRAINTS = {
+    "min_effective_count": [Interval(Real, 0, None, closed="left")],
+    "fallback": [StrOptions({"binned"}), None],
+}
 
 # The Display's arrays and the keys of smooth_reliability_curve they hold.
 _FIELDS = {
     "grid": "grid",
     "curve": "calibration",
     "density": "density",
+    "n_effective": "n_effective",
+    "mean_prediction": "mean_prediction",
+    "prediction_range": "prediction_range",
     "sigma": "sigma",
     "smooth_ece": "smooth_ece",
     "band_low": "band_low",
@@ -55,16 +79,36 @@ n_bootstrap : int, default=1000
     and the interval of its SmoothECE; 0 draws no band.""",
     "confidence_level": """\
 confidence_level : float, default=0.95
-    Level of the band and of the interval.""",
+    Level of the band and of the interval (and of the per-bin Wilson
+    intervals of a binned fallback).""",
     "random_state": """\
 random_state : int, RandomState instance or None, default=None
     Seeds the bootstrap. Pass an int for reproducible output across
     multiple function calls.""",
+    "min_effective_count": """\
+min_effective_count : float, default=10
+    The curve and its band are drawn only where the effective number of
+    predictions near the point, ``n_effective``, is at least this (and
+    within the range of the predictions). With 10 the curve's standard
+    error is about at most 0.16 where it is drawn.""",
+    "fallback": """\
+fallback : "binned" or None, default="binned"
+    What to draw when the smooth diagram says too little (see Notes):
+    ``"binned"`` draws the binned diagram of
+    :class:`BinnedReliabilityDisplay` instead (15 equal-width bins, Wilson
+    intervals, counts), and says why in the legend; None always draws the
+    smooth curve (with the same note).""",
+    "fallback_plot": """\
+fallback : "binned" or None, default="binned"
+    ``"binned"`` draws the ``binned`` diagram, when there is one, instead
+    of a smooth diagram that says too little (see Notes); None always
+    draws the smooth curve.""",
     "line_kwargs": """\
 line_kwargs : dict, default=None
     Keywords of the curve (matplotlib aliases such as ``c``, ``lw`` and
     ``ls`` are accepted), e.g. ``{"color": "C3"}``; ``linewidth`` is the
-    width where the density is largest.""",
+    width where the density is largest. A binned fallback's line takes
+    them as they are.""",
     "band_kwargs": """\
 band_kwargs : dict, default=None
     Keywords of the bootstrap band
@@ -78,6 +122,61 @@ def _fmt(value):
     return f"{value:.3f}"
 
 
+def _drawn(view, min_effective_count):
+    """Where a view's curve is drawn (:func:`drawn_points`)."""
+    return drawn_points(
+        view["grid"],
+        view["curve"],
+        n_effective=view["n_effective"],
+        mean_prediction=view["mean_prediction"],
+        prediction_range=view["prediction_range"],
+        sigma=view["sigma"],
+        min_effective_count=min_effective_count,
+    )
+
+
+def _verdict(view, min_effective_count):
+    """Why the smooth diagram of a view says too little, or None.
+
+    It does when the predictions span less than two points of the grid,
+    when the curve is drawn over less than half of their range, or when its
+    band is on average higher than half the square where it is drawn.
+    """
+    grid = np.asarray(view["grid"], dtype=np.float64)
+    low, high = view["prediction_range"] or (grid[0], grid[-1])
+    inside = (grid >= low) & (grid <= high)
+    if np.count_nonzero(inside) < 2:
+        return f"all predictions lie in [{low:.3g}, {high:.3g}]"
+    drawn = _drawn(view, min_effective_count)
+    share = np.count_nonzero(drawn & inside) / np.count_nonzero(inside)
+    if share < _MIN_DRAWN_SHARE:
+        return (
+            f"predictions too few or too concentrated: a smooth curve would "
+            f"cover {share:.0%} of their range [{low:.2f}, {high:.2f}]"
+        )
+    if view["band_low"] is None or view["band_high"] is None:
+        return None
+    height = np.asarray(view["band_high"]) - np.asarray(view["band_low"])
+    shown = drawn & np.isfinite(height)
+    cover = height[shown].mean() if shown.any() else 1.0
+    if cover > _MAX_BAND_SHARE:
+        return f"the band covers {cover:.0%} of the square where the curve is"
+    return None
+
+
+def _segments(grid, curve, density, drawn, max_width):
+    """The curve's segments between drawn points, with widths by density."""
+    points = np.column_stack([grid, curve])
+    segments = np.stack([points[:-1], points[1:]], axis=1)
+    both = drawn[:-1] & drawn[1:]
+    middle = 0.5 * (density[:-1] + density[1:])
+    peak = middle[both].max() if both.any() else 0.0
+    widths = np.full(middle.shape, _MIN_WIDTH)
+    if peak > 0:
+        widths = np.maximum(max_width * middle / peak, _MIN_WIDTH)
+    return segments[both], widths[both]
+
+
 class SmoothReliabilityDisplay(ReliabilityDiagram):
     r"""Smooth reliability diagram: kernel regression of the outcomes.
 
@@ -86,10 +185,19 @@ class SmoothReliabilityDisplay(ReliabilityDiagram):
     the reflected Gaussian kernel at the SmoothECE bandwidth
     :math:`\sigma^*`, drawn with a width proportional to the density
     :math:`\hat\delta(t)` of the predictions, with a shaded bootstrap band
-    and the SmoothECE and its bootstrap interval in the legend. A calibrated
-    model's curve follows the diagonal where its predictions are.
+    and the SmoothECE and its bootstrap interval in the legend (in each
+    panel's title for ``reduction="classwise"``, whose figure has one
+    legend). A calibrated model's curve follows the diagonal where its
+    predictions are. The curve and the band are drawn only where there are
+    predictions: inside their range, and where at least
+    ``min_effective_count`` of them are near (see Notes).
 
-    Every number comes from :func:`~skcal.metrics.smooth_reliability_curve`.
+    When the data are too few or too concentrated for the smooth diagram to
+    say anything, the binned diagram (:class:`BinnedReliabilityDisplay`) is
+    drawn in its place, and its legend says why (``fallback``).
+
+    Every number comes from :func:`~skcal.metrics.smooth_reliability_curve`
+    (and, for the fallback, :func:`~skcal.metrics.reliability_table`).
     Create it with :meth:`from_estimator`, :meth:`from_predictions` or
     :meth:`from_cv_results`; the constructor only stores the arrays. For
     ``reduction="classwise"`` every array attribute is a list with one
@@ -108,11 +216,25 @@ class SmoothReliabilityDisplay(ReliabilityDiagram):
     smooth_ece : float
         The SmoothECE (or :math:`\mathrm{smECE}_\sigma` for a given
         bandwidth).
+    n_effective : ndarray of shape (n_points,), default=None
+        The effective number of predictions near each point; None draws
+        the curve wherever it is defined.
+    mean_prediction : ndarray of shape (n_points,), default=None
+        The kernel-weighted mean of the predictions near each point; None
+        draws the curve wherever it is defined.
+    prediction_range : tuple of float, default=None
+        The smallest and largest prediction; None draws the curve over the
+        whole grid.
     band_low, band_high : ndarray of shape (n_points,), default=None
         The pointwise percentile band of the bootstrap curves, or None.
     smooth_ece_interval : tuple of float, default=None
         The confidence interval of the population SmoothECE (see
         :func:`~skcal.metrics.confidence_interval`), or None.
+    confidence_level : float, default=None
+        The level of the band, for the legend.
+    binned : BinnedReliabilityDisplay, default=None
+        The binned diagram of the same data, drawn instead when the smooth
+        one says too little; None when it was not needed.
     reduction : {"positive", "top_label", "classwise"}, default="positive"
         The binary view the arrays describe.
     classes : ndarray of shape (n_classes,), default=None
@@ -124,8 +246,16 @@ class SmoothReliabilityDisplay(ReliabilityDiagram):
 
     Attributes
     ----------
-    line_ : matplotlib LineCollection or list
-        The curve, whose widths follow the density.
+    kind_ : {"smooth", "binned"}
+        The diagram drawn.
+    reason_ : str or None
+        Why the smooth diagram says too little (then ``kind_`` is
+        ``"binned"`` when a binned diagram was available and ``fallback``
+        allowed it); None when it says enough.
+    line_ : matplotlib LineCollection, Line2D or list
+        The curve, whose widths follow the density (for ``kind_="binned"``,
+        the binned line; its intervals and counts are the artists of
+        ``binned``).
     band_ : matplotlib PolyCollection, list or None
         The bootstrap band.
     ref_line_ : matplotlib Line2D, list or None
@@ -153,6 +283,27 @@ class SmoothReliabilityDisplay(ReliabilityDiagram):
     the curve under resampling, **not a confidence interval for the true
     curve** (see :func:`~skcal.metrics.smooth_reliability_curve`).
 
+    *Where the curve is drawn.* Only at grid points :math:`t` between the
+    smallest and the largest prediction, where the effective number of
+    predictions :math:`n_{\mathrm{eff}}(t)` (each prediction counting
+    :math:`e^{-(t - p_i)^2 / (2\sigma^2)}`) is at least
+    ``min_effective_count``, and where the kernel-weighted mean
+    :math:`\bar p(t)` of the predictions is within :math:`\sigma` of
+    :math:`t` (``n_effective`` and ``mean_prediction`` of
+    :func:`~skcal.metrics.smooth_reliability_curve`). Elsewhere the kernel
+    regression extrapolates from a handful of distant predictions, and
+    would swing between 0 and 1 with a band filling the square, or it
+    reports the event rate of predictions centred elsewhere (next to a much
+    denser region, the curve at :math:`t` is mostly that region's rate).
+
+    *When it says too little.* The smooth diagram of a view says too little
+    when its predictions span less than two grid points, when the curve is
+    drawn over less than half of the range of the predictions, or when its
+    band is on average higher than half of the square where the curve is
+    drawn. A classwise diagram falls back when any class does, so that the
+    panels stay comparable. ``reason_`` and the legend say which rule
+    applied.
+
     References
     ----------
     .. [1] J. Blasiok and P. Nakkiran, "Smooth ECE: Principled Reliability
@@ -169,10 +320,23 @@ class SmoothReliabilityDisplay(ReliabilityDiagram):
     >>> y_true = (rng.uniform(size=1000) < y_prob**2).astype(int)
     >>> display = SmoothReliabilityDisplay.from_predictions(
     ...     y_true, y_prob, n_bootstrap=50, random_state=0)
+    >>> display.kind_
+    'smooth'
     >>> display.curve.shape
     (201,)
     >>> bool(np.all(display.band_low[50:150] <= display.curve[50:150]))
     True
+
+    Ten predictions are too few for a smooth curve: the binned diagram is
+    drawn, and ``reason_`` says why.
+
+    >>> small = SmoothReliabilityDisplay.from_predictions(
+    ...     y_true[:10], y_prob[:10], n_bootstrap=50, random_state=0)
+    >>> small.kind_
+    'binned'
+    >>> print(small.reason_)  # doctest: +NORMALIZE_WHITESPACE
+    predictions too few or too concentrated: a smooth curve would cover 0%
+    of their range [0.38, 0.96]
     """
 
     _title = "smooth reliability diagram"
@@ -180,12 +344,16 @@ class SmoothReliabilityDisplay(ReliabilityDiagram):
         "grid",
         "curve",
         "density",
+        "n_effective",
+        "mean_prediction",
+        "prediction_range",
         "sigma",
         "smooth_ece",
         "band_low",
         "band_high",
         "smooth_ece_interval",
     )
+    _default_name = "smooth curve"
 
     def __init__(
         self,
@@ -195,9 +363,14 @@ class SmoothReliabilityDisplay(ReliabilityDiagram):
         density,
         sigma,
         smooth_ece,
+        n_effective=None,
+        mean_prediction=None,
+        prediction_range=None,
         band_low=None,
         band_high=None,
         smooth_ece_interval=None,
+        confidence_level=None,
+        binned=None,
         reduction="positive",
         classes=None,
         name=None,
@@ -208,16 +381,26 @@ class SmoothReliabilityDisplay(ReliabilityDiagram):
         self.density = density
         self.sigma = sigma
         self.smooth_ece = smooth_ece
+        self.n_effective = n_effective
+        self.mean_prediction = mean_prediction
+        self.prediction_range = prediction_range
         self.band_low = band_low
         self.band_high = band_high
         self.smooth_ece_interval = smooth_ece_interval
+        self.confidence_level = confidence_level
+        self.binned = binned
         self.reduction = reduction
         self.classes = classes
         self.name = name
         self.pos_label = pos_label
 
     @validate_params(
-        {**PLOT_CONSTRAINTS, **RELIABILITY_PLOT_CONSTRAINTS, **_STYLE_CONSTRAINTS},
+        {
+            **PLOT_CONSTRAINTS,
+            **RELIABILITY_PLOT_CONSTRAINTS,
+            **_DRAW_CONSTRAINTS,
+            **_STYLE_CONSTRAINTS,
+        },
         prefer_skip_nested_validation=True,
     )
     @_fill_doc
@@ -227,6 +410,8 @@ class SmoothReliabilityDisplay(ReliabilityDiagram):
         *,
         name=None,
         ref_line=True,
+        min_effective_count=10,
+        fallback="binned",
         line_kwargs=None,
         band_kwargs=None,
         ref_line_kwargs=None,
@@ -238,6 +423,8 @@ class SmoothReliabilityDisplay(ReliabilityDiagram):
         %(ax)s
         %(name_plot)s
         %(ref_line)s
+        %(min_effective_count)s
+        %(fallback_plot)s
         %(line_kwargs)s
         %(band_kwargs)s
         %(ref_line_kwargs)s
@@ -245,19 +432,74 @@ class SmoothReliabilityDisplay(ReliabilityDiagram):
         Returns
         -------
         display : SmoothReliabilityDisplay
-            The display, with its artists stored (``line_``, ``ax_``, ...).
+            The display, with its artists stored (``line_``, ``ax_``, ...)
+            and what it drew (``kind_``, ``reason_``).
         """
-        styles = {"line": line_kwargs, "band": band_kwargs}
-        return self._draw(
-            ax,
-            name=name,
-            ref_line=ref_line,
-            ref_line_kwargs=ref_line_kwargs,
-            styles=styles,
+        reason = self._verdict(min_effective_count)
+        if reason is not None and fallback == "binned" and self.binned is not None:
+            return self._plot_binned(
+                ax, name, reason, ref_line, line_kwargs, ref_line_kwargs
+            )
+        styles = {
+            "line": line_kwargs,
+            "band": band_kwargs,
+            "min_effective_count": min_effective_count,
+        }
+        self._legend_note = None if reason is None else _note("says little", reason)
+        try:
+            self._draw(
+                ax,
+                name=name,
+                ref_line=ref_line,
+                ref_line_kwargs=ref_line_kwargs,
+                styles=styles,
+            )
+        finally:
+            del self._legend_note
+        self.kind_, self.reason_ = "smooth", reason
+        return self
+
+    def _verdict(self, min_effective_count):
+        """Why the smooth diagram says too little (the first such view), or None."""
+        n_views = len(self.classes) if self.reduction == "classwise" else 1
+        reasons = [
+            (index, _verdict(self._view(index), min_effective_count))
+            for index in range(n_views)
+        ]
+        failed = [(index, reason) for index, reason in reasons if reason is not None]
+        if not failed:
+            return None
+        index, reason = failed[0]
+        if self.reduction != "classwise":
+            return reason
+        return (
+            f"{len(failed)} of {n_views} classes, e.g. class "
+            f"{self.classes[index]}: {reason}"
         )
 
+    def _plot_binned(self, ax, name, reason, ref_line, line_kwargs, ref_line_kwargs):
+        """Draw ``binned`` instead, saying why in its legend."""
+        binned = self.binned
+        binned._legend_note = _note("binned", reason)
+        try:
+            binned.plot(
+                ax=ax,
+                name=self.name if name is None else name,
+                ref_line=ref_line,
+                line_kwargs=line_kwargs,
+                ref_line_kwargs=ref_line_kwargs,
+            )
+        finally:
+            del binned._legend_note
+        self.line_, self.ref_line_ = binned.line_, binned.ref_line_
+        classwise = self.reduction == "classwise"
+        self.band_ = [None] * len(binned.axes_) if classwise else None
+        self.ax_, self.axes_, self.figure_ = binned.ax_, binned.axes_, binned.figure_
+        self.kind_, self.reason_ = "binned", reason
+        return self
+
     def _measure_text(self, view):
-        """SmoothECE and its interval, for the legend."""
+        """SmoothECE and its interval."""
         text = f"SmoothECE = {_fmt(view['smooth_ece'])}"
         interval = view["smooth_ece_interval"]
         if interval is not None and np.all(np.isfinite(interval)):
@@ -265,14 +507,14 @@ class SmoothReliabilityDisplay(ReliabilityDiagram):
         return text
 
     def _draw_view(self, ax, view, name, styles):
-        """The curve, its width following the density, and the band."""
+        """The curve where it is drawn, its width following the density; the band."""
         from matplotlib.collections import LineCollection
 
         style = merge_style_kwargs(
             {"linewidth": _MAX_WIDTH}, styles["line"], name="line_kwargs"
         )
         max_width = style.pop("linewidth")
-        label = style.pop("label", self._legend_label(name, self._measure_text(view)))
+        label = style.pop("label", self._legend_label(name, view))
         # The legend shows an empty line of the same style: a LineCollection's
         # legend entry would take the width of its first segment.
         proxy_style = {
@@ -281,36 +523,47 @@ class SmoothReliabilityDisplay(ReliabilityDiagram):
         proxy = ax.plot([], [], label=label, linewidth=2.0, **proxy_style)[0]
         style["color"] = proxy.get_color()
         grid, curve = np.asarray(view["grid"]), np.asarray(view["curve"])
-        density = np.asarray(view["density"])
-        points = np.column_stack([grid, curve])
-        segments = np.stack([points[:-1], points[1:]], axis=1)
-        drawn = np.isfinite(curve[:-1]) & np.isfinite(curve[1:])
-        middle = 0.5 * (density[:-1] + density[1:])
-        peak = middle[drawn].max() if drawn.any() else 0.0
-        widths = np.full(middle.shape, _MIN_WIDTH)
-        if peak > 0:
-            widths = np.maximum(max_width * middle / peak, _MIN_WIDTH)
+        drawn = _drawn(view, styles["min_effective_count"])
+        segments, widths = _segments(
+            grid, curve, np.asarray(view["density"]), drawn, max_width
+        )
         style.setdefault("capstyle", "round")
         style.setdefault("zorder", 3)
-        line = LineCollection(segments[drawn], linewidths=widths[drawn], **style)
+        line = LineCollection(segments, linewidths=widths, **style)
         ax.add_collection(line)
-        band = None
-        if view["band_low"] is not None and view["band_high"] is not None:
-            low, high = np.asarray(view["band_low"]), np.asarray(view["band_high"])
-            finite = np.isfinite(low) & np.isfinite(high)
-            band_style = merge_style_kwargs(
-                {"color": style["color"], "alpha": 0.25, "linewidth": 0.0},
-                styles["band"],
-                name="band_kwargs",
-            )
-            band = ax.fill_between(
-                grid,
-                np.where(finite, low, 0.0),
-                np.where(finite, high, 0.0),
-                where=finite,
-                **band_style,
-            )
+        if ax.figure.get_layout_engine() is None:
+            # The legend goes inside: an invisible copy of the curve, which
+            # matplotlib's "best" legend place avoids (a LineCollection's
+            # segments are not looked at).
+            ax.plot(grid, np.where(drawn, curve, np.nan), visible=False)
+        band = self._draw_band(ax, view, drawn, style["color"], styles["band"])
         return {"line_": line, "band_": band}
+
+    def _draw_band(self, ax, view, drawn, color, band_kwargs):
+        """The bootstrap band where the curve is drawn, or None."""
+        if view["band_low"] is None or view["band_high"] is None:
+            return None
+        low, high = np.asarray(view["band_low"]), np.asarray(view["band_high"])
+        shown = drawn & np.isfinite(low) & np.isfinite(high)
+        level = self.confidence_level
+        label = "bootstrap band" if level is None else f"{level:.0%} bootstrap band"
+        band_style = merge_style_kwargs(
+            {
+                "color": color,
+                "alpha": 0.25,
+                "linewidth": 0.0,
+                "label": legend_label_once(ax, label),
+            },
+            band_kwargs,
+            name="band_kwargs",
+        )
+        return ax.fill_between(
+            np.asarray(view["grid"]),
+            np.where(shown, low, 0.0),
+            np.where(shown, high, 0.0),
+            where=shown,
+            **band_style,
+        )
 
     @classmethod
     @validate_params(
@@ -318,6 +571,7 @@ class SmoothReliabilityDisplay(ReliabilityDiagram):
             **parameter_constraints(smooth_reliability_curve),
             **PLOT_CONSTRAINTS,
             **RELIABILITY_CONSTRAINTS,
+            **_DRAW_CONSTRAINTS,
             **_STYLE_CONSTRAINTS,
         },
         prefer_skip_nested_validation=True,
@@ -339,6 +593,8 @@ class SmoothReliabilityDisplay(ReliabilityDiagram):
         confidence_level=0.95,
         random_state=None,
         verbose="auto",
+        min_effective_count=10,
+        fallback="binned",
         name=None,
         ax=None,
         ref_line=True,
@@ -349,7 +605,9 @@ class SmoothReliabilityDisplay(ReliabilityDiagram):
         """Draw the smooth reliability diagram of predicted probabilities.
 
         The numbers of each view come from
-        :func:`~skcal.metrics.smooth_reliability_curve`.
+        :func:`~skcal.metrics.smooth_reliability_curve`; those of a binned
+        fallback from :class:`BinnedReliabilityDisplay`'s functions, at its
+        defaults.
 
         Parameters
         ----------
@@ -367,6 +625,8 @@ class SmoothReliabilityDisplay(ReliabilityDiagram):
         %(confidence_level)s
         %(random_state)s
         %(verbose)s
+        %(min_effective_count)s
+        %(fallback)s
         %(name)s
         %(ax)s
         %(ref_line)s
@@ -377,31 +637,63 @@ class SmoothReliabilityDisplay(ReliabilityDiagram):
         Returns
         -------
         display : SmoothReliabilityDisplay
-            The drawn display.
+            The drawn display; ``kind_`` says which diagram was drawn.
         """
         data, reduction, views = canonical_views(
             y_true, y_prob, sample_weight, pos_label, labels, reduction
         )
-        rng = check_random_state(random_state)
-        curves = [
-            smooth_reliability_curve(
-                **view,
-                sigma=sigma,
-                eps=eps,
-                n_points=n_points,
-                n_bootstrap=n_bootstrap,
-                confidence_level=confidence_level,
-                random_state=rng,
-                verbose=verbose,
-            )
-            for view in views
-        ]
+        options = {"sigma": sigma, "eps": eps, "n_points": n_points}
+        options.update(n_bootstrap=n_bootstrap, confidence_level=confidence_level)
+        options.update(random_state=check_random_state(random_state), verbose=verbose)
+        curves = [smooth_reliability_curve(**view, **options) for view in views]
         per_view = {field: [c[key] for c in curves] for field, key in _FIELDS.items()}
-        display = cls._from_views(data, reduction, per_view, name=name)
+        display = cls._from_views(
+            data,
+            reduction,
+            per_view,
+            confidence_level=confidence_level if n_bootstrap else None,
+            name=name,
+        )
+        if fallback == "binned" and display._verdict(min_effective_count):
+            display.binned = _binned_fallback(
+                (y_true, y_prob, sample_weight, pos_label, labels),
+                reduction=reduction,
+                confidence_level=confidence_level,
+                name=name,
+            )
         return display.plot(
             ax=ax,
             ref_line=ref_line,
+            min_effective_count=min_effective_count,
+            fallback=fallback,
             line_kwargs=line_kwargs,
             band_kwargs=band_kwargs,
             ref_line_kwargs=ref_line_kwargs,
         )
+
+
+def _binned_fallback(data, *, reduction, confidence_level, name):
+    """The binned diagram of ``data = (y_true, y_prob, sample_weight,
+    pos_label, labels)``, at BinnedReliabilityDisplay's defaults, not drawn."""
+    y_true, y_prob, sample_weight, pos_label, labels = data
+    return BinnedReliabilityDisplay._compute(
+        y_true,
+        y_prob,
+        sample_weight=sample_weight,
+        pos_label=pos_label,
+        labels=labels,
+        reduction=reduction,
+        n_bins=15,
+        strategy="uniform",
+        interval="wilson",
+        confidence_level=confidence_level,
+        n_bootstrap=N_BOOTSTRAP,
+        random_state=None,
+        name=name,
+    )
+
+
+def _note(kind, reason):
+    """The legend's note on a diagram that says little, wrapped."""
+    text = f"{kind}: {reason}"
+    return "\n".join(textwrap.wrap(text, _NOTE_WIDTH))

@@ -68,9 +68,13 @@ def test_classwise_grid(pyplot, global_random_seed, Display, options):
     visible = [ax for ax in display.figure_.axes if ax.get_visible()]
     assert len(display.figure_.axes) == 6 and len(visible) == 5
     for k, ax in enumerate(display.axes_):
-        assert ax.get_title() == f"Class {labels[k]}"
-        assert ax.get_xlabel() == "Predicted probability"
-        assert ax.get_ylabel() == "Fraction of class"
+        measure = display._measure_text(display._view(k)).replace(" = ", " ")
+        assert ax.get_title() == f"Class {labels[k]}\nmodel: {measure}"
+        # Axis labels on the outer panels only: the bottom one of each
+        # column (class c, above the hidden sixth axes, included) and the
+        # first column.
+        assert ax.get_xlabel() == ("Predicted probability" if k >= 2 else "")
+        assert ax.get_ylabel() == ("Fraction of class" if k % 3 == 0 else "")
         assert display.line_[k].axes is ax
         assert display.ref_line_[k].axes is ax
         if Display is SmoothReliabilityDisplay:
@@ -80,7 +84,17 @@ def test_classwise_grid(pyplot, global_random_seed, Display, options):
             expected = reliability_table(y_true == k, y_prob[:, k])
             assert_array_equal(display.table[k].event_rate, expected.event_rate)
     assert len(display.line_) == len(display.ref_line_) == 5
-    # A second model on the same grid adds a legend entry to every axes.
+    # The panels are compared: they share their axes (issue 12).
+    first = display.axes_[0]
+    for ax in display.axes_[1:]:
+        assert first.get_shared_x_axes().joined(first, ax)
+        assert first.get_shared_y_axes().joined(first, ax)
+    # One legend for the figure, none in the panels.
+    assert all(ax.get_legend() is None for ax in display.axes_)
+    (legend,) = display.figure_.legends
+    assert legend.get_texts()[0].get_text() == "model"
+    # A second model on the same grid adds its measure to every title and
+    # its entry to the figure's legend (which replaces the first).
     second = Display.from_predictions(
         labels[y_true],
         np.full_like(y_prob, 0.2),
@@ -92,7 +106,11 @@ def test_classwise_grid(pyplot, global_random_seed, Display, options):
     assert second.ax_ is not display.ax_
     assert all(a is b for a, b in zip(second.axes_, display.axes_, strict=True))
     for ax in display.axes_:
-        assert len(_legend_texts(ax)) == 3
+        lines = ax.get_title().split("\n")
+        assert len(lines) == 3 and lines[2].startswith("uniform: ")
+    (legend,) = display.figure_.legends
+    names = [t.get_text().split("\n")[0] for t in legend.get_texts()]
+    assert "model" in names and "uniform" in names
 
 
 @pytest.mark.parametrize("Display, options", CLASSWISE)
@@ -108,6 +126,8 @@ def test_classwise_inside_one_axes(pyplot, Display, options):
     assert not right.axison and left.axison
     assert display.figure_ is fig
     assert all(ax.figure is fig for ax in display.axes_)
+    first = display.axes_[0]
+    assert all(first.get_shared_y_axes().joined(first, ax) for ax in display.axes_)
     with pytest.raises(ValueError, match="needs 3 axes"):
         display.plot(ax=[left])
     # An array of axes is used as it is, the extra ones left alone.
@@ -143,7 +163,13 @@ def test_displays_share_one_axes(pyplot):
     )
     assert binned.ref_line_ is smooth.ref_line_
     texts = _legend_texts(smooth.ax_)
-    assert [t.split()[0] for t in texts] == ["smooth", "Perfectly", "binned"]
+    assert [t.split(":")[0] for t in texts][:5] == [
+        "smooth",
+        "95% bootstrap band",
+        "Perfectly calibrated",
+        "binned",
+        "95% Wilson interval per bin",
+    ]
 
 
 def test_real_data_smooth_and_binned(pyplot, real_multiclass, tmp_path):

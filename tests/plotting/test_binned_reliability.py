@@ -68,9 +68,9 @@ def test_line_is_the_reliability_table(pyplot, global_random_seed, strategy, pro
     assert_array_equal(line_x, display.table.mean_predicted)
     assert_array_equal(line_y, display.table.event_rate)
     assert display.line_.get_marker() == "s"
-    assert _legend_texts(display.ax_)[0] == f"ECE = {display.ece:.3f}"
+    assert _legend_texts(display.ax_)[0] == f"ECE = {display.ece:.3f} (12 bins)"
     display.plot(name="model")
-    assert _legend_texts(display.ax_)[0] == f"model (ECE = {display.ece:.3f})"
+    assert _legend_texts(display.ax_)[0] == f"model: ECE = {display.ece:.3f} (12 bins)"
 
 
 def test_empty_bins_are_absent(pyplot, global_random_seed):
@@ -182,13 +182,26 @@ def test_one_vs_rest_of_a_multiclass_problem(pyplot, global_random_seed):
     assert display.ax_.get_ylabel() == "Fraction of positives (positive class: 2)"
 
 
-def test_classwise_legend_puts_the_name_on_its_own_line(pyplot):
-    """Check that the small axes of a classwise grid get the name on its own line."""
+def test_classwise_measures_in_titles_and_one_legend(pyplot):
+    """Check that a classwise grid has its measures in the titles, one legend.
+
+    Issue 12: the legends of the small panels were unreadable.
+    """
     rng = np.random.RandomState(0)
     y_true, y_prob = _multiclass(rng, n=300)
     display = BinnedReliabilityDisplay.from_predictions(
         y_true, y_prob, reduction="classwise", name="model"
     )
     for k, ax in enumerate(display.axes_):
-        assert _legend_texts(ax)[0] == f"model\nECE = {display.ece[k]:.3f}"
+        assert ax.get_title() == f"Class {k}\nmodel: ECE {display.ece[k]:.3f} (15 bins)"
+        assert ax.get_legend() is None
         assert display.hist_[k].patches[0].axes is ax
+        # No count labels in the small panels.
+        assert not [t for t in ax.texts if t.get_text()]
+    (legend,) = display.figure_.legends
+    assert [t.get_text() for t in legend.get_texts()] == [
+        "model",
+        "Perfectly calibrated",
+        "95% Wilson interval per bin",
+        "predictions per bin",
+    ]

@@ -87,6 +87,36 @@ OPTION_CASES = {
     ],
 }
 
+
+def _sharpness_support(
+    y_true,
+    y_prob,
+    *,
+    sample_weight=None,
+    pos_label=None,
+    labels=None,
+    reduction="auto",
+    kernel="gaussian",
+    bandwidth=0.05,
+    n_points=201,
+):
+    """Where the predictions of a calibration-sharpness diagram are.
+
+    The public function it calls, at the standard deviation of the kernel.
+    """
+    scale = bandwidth if kernel == "gaussian" else bandwidth / np.sqrt(5.0)
+    return smooth_reliability_curve(
+        y_true,
+        y_prob,
+        sample_weight=sample_weight,
+        pos_label=pos_label,
+        labels=labels,
+        reduction=reduction,
+        sigma=max(scale, 1e-4),
+        n_points=n_points,
+    )
+
+
 # The public functions behind each Display: for each, which attribute holds
 # which key of its result (None: the whole result).
 PUBLIC_NUMBERS = {
@@ -108,7 +138,15 @@ PUBLIC_NUMBERS = {
                 "total_loss": "total_loss",
                 "constant_prediction": "constant_prediction",
             },
-        )
+        ),
+        (
+            _sharpness_support,
+            {
+                "n_effective": "n_effective",
+                "mean_prediction": "mean_prediction",
+                "prediction_range": "prediction_range",
+            },
+        ),
     ],
     "SmoothReliabilityDisplay": [
         (
@@ -117,6 +155,9 @@ PUBLIC_NUMBERS = {
                 "grid": "grid",
                 "curve": "calibration",
                 "density": "density",
+                "n_effective": "n_effective",
+                "mean_prediction": "mean_prediction",
+                "prediction_range": "prediction_range",
                 "sigma": "sigma",
                 "smooth_ece": "smooth_ece",
                 "band_low": "band_low",
@@ -127,8 +168,22 @@ PUBLIC_NUMBERS = {
     ],
 }
 
-# Constructor parameters that describe the view, not numbers.
-DESCRIPTIVE = {"reduction", "classes", "name", "pos_label", "loss"}
+# Constructor parameters that describe the view or its options, not numbers.
+DESCRIPTIVE = {
+    "reduction",
+    "classes",
+    "name",
+    "pos_label",
+    "loss",
+    "kernel",
+    "bandwidth",
+    "interval",
+    "confidence_level",
+}
+
+# Constructor parameters holding another Display: the smooth diagram's binned
+# fallback, checked in test_smooth_reliability.py.
+NESTED = {"binned"}
 
 # Parameters of from_predictions that from_estimator and from_cv_results fill.
 FILLED = ("y_true", "y_prob", "labels")
@@ -326,6 +381,11 @@ def _legend_texts(ax):
     return [t.get_text() for t in ax.get_legend().get_texts()]
 
 
+def _panel_titles(display):
+    """The first line of each panel's title (the class; the measures follow)."""
+    return [ax.get_title().split("\n")[0] for ax in display.axes_]
+
+
 def _docstring_parameters(obj):
     """Names listed in the Parameters section of a numpydoc docstring."""
     doc = NumpyDocString(inspect.getdoc(obj))
@@ -384,7 +444,7 @@ def test_numbers_are_the_public_functions(
         Display, y_true, y_prob, {"sample_weight": weights, **options}, [view]
     )
     # Every stored number is accounted for by a public function.
-    numeric = set(_constructor_parameters(Display)) - DESCRIPTIVE
+    numeric = set(_constructor_parameters(Display)) - DESCRIPTIVE - NESTED
     assert set(expected) == numeric
     for attribute, value in expected.items():
         _assert_same_values(getattr(display, attribute), value, attribute)
@@ -493,14 +553,14 @@ def test_binary_classwise_follows_column_order(pyplot, Display, options):
         _assert_same_values(
             getattr(display, attribute), [e[attribute] for e in expected], attribute
         )
-    assert [ax.get_title() for ax in display.axes_] == ["Class 0", "Class 1"]
+    assert _panel_titles(display) == ["Class 0", "Class 1"]
     # With the columns in the order of labels=[1, 0], class 1 comes first.
     matrix = np.column_stack([y_prob, 1.0 - y_prob])
     swapped = Display.from_predictions(
         y_true, matrix, labels=[1, 0], reduction="classwise", **options
     )
     assert_array_equal(swapped.classes, [1, 0])
-    assert [ax.get_title() for ax in swapped.axes_] == ["Class 1", "Class 0"]
+    assert _panel_titles(swapped) == ["Class 1", "Class 0"]
     expected = _expected_numbers(
         Display, y_true, matrix, {**options, "labels": [1, 0]}, views[::-1]
     )
@@ -830,13 +890,13 @@ def test_several_models_on_one_axes(pyplot, global_random_seed, Display, options
     )
     assert second.ax_ is first.ax_ is third.ax_
     texts = _legend_texts(first.ax_)
-    # One entry per model and one diagonal, drawn once.
-    assert len(texts) == 4
-    assert [t.split()[0] for t in texts if "calibrated" not in t] == [
-        "first",
-        "second",
-        "third",
-    ]
+    # One entry per model; the diagonal and the other parts (a band, the
+    # counts, ...) once each: they mean the same for every model.
+    models = [t for t in texts if t.split(":")[0] in ("first", "second", "third")]
+    assert [t.split(":")[0] for t in models] == ["first", "second", "third"]
+    assert texts.count("Perfectly calibrated") == 1
+    parts = [t.split(" (clipped")[0] for t in texts if t not in models]
+    assert len(parts) == len(set(parts))
     assert third.ref_line_ is first.ref_line_
     # Each model gets its own colour from the cycle.
     colors = {
