@@ -11,8 +11,12 @@ ECE is tiny and it is useless. This example draws the
 calibration-sharpness diagram of
 :class:`~skcal.plotting.CalibrationSharpnessDisplay` for a real CIFAR-10
 network after temperature scaling and after mean replacement, and shows
-how the diagram makes the failure of mean replacement obvious: a flat
-curve, a density that is a single spike and a huge sharpness band.
+how the diagram makes the failure of mean replacement obvious: a curve
+that is a single point, a density that is a single spike and a sharpness
+band taller than the square.
+
+Set the environment variable ``SKCAL_FIGURES_DIR`` to a folder to save the
+figure of this example there as a PNG file.
 """
 
 # SPDX-License-Identifier: BSD-3-Clause
@@ -85,22 +89,26 @@ for name, p in recalibrated.items():
 # against whether the predicted class is right):
 #
 # - the kernel calibration curve (bandwidth 0.05) against the diagonal,
-#   which shows calibration;
+#   which shows calibration, drawn where there are confidences (at least
+#   10 within about a bandwidth);
 # - a band around the curve whose height is the density of the confidences
 #   times the pointwise *sharpness gap*, the part of the Brier score that
-#   calibration does not explain: a wider band is worse;
+#   calibration does not explain: a wider band is worse. It is not an
+#   uncertainty band;
 # - the density of the confidences (hatched, scaled to a peak of 1), since
 #   it does not matter how calibrated a model is at confidences it rarely
 #   predicts.
 #
-# The legend gives the calibration term :math:`d_{\varphi,\mathrm{CAL}}`
-# and the total loss :math:`d_{\phi,\mathrm{TOT}}`. The two panels do not
-# share their vertical axis: the band of mean replacement is far too tall.
+# Every part has its entry in the legend, below each panel, and the first
+# entry gives the calibration term :math:`d_{\varphi,\mathrm{CAL}}` and
+# the total loss :math:`d_{\phi,\mathrm{TOT}}`. Both panels span [0, 1]
+# on both axes, so they compare directly; a band taller than the square
+# is drawn clipped, and its legend entry says so.
 import matplotlib.pyplot as plt
 
 from skcal.plotting import CalibrationSharpnessDisplay
 
-fig, axes = plt.subplots(1, 2, figsize=(11, 5), layout="constrained")
+fig, axes = plt.subplots(1, 2, figsize=(11, 7.0), layout="constrained")
 displays = {}
 for ax, color, name in zip(
     axes, ["C0", "C3"], ["temperature", "mean replacement"], strict=True
@@ -129,16 +137,17 @@ for name, display in displays.items():
 # confidences are (near 1), and the band is thin: most of the loss is the
 # irreducible uncertainty of the hard images, spread over the confidences
 # the model actually uses. The curve stops where there are almost no
-# predictions (below about 0.2, see the density); its left end still rests
-# on a handful of images.
+# predictions (see the density), and where the few low confidences are
+# outweighed by the many above them (the kernel would report their
+# accuracy instead).
 #
 # Mean replacement predicts a single confidence,
-# ``displays["mean replacement"].constant_prediction``. Its curve is flat:
-# whatever the confidence, the kernel only ever sees that one value, so
-# it can only report the overall accuracy, and it meets the diagonal at
-# the one point where all the predictions are. Its calibration term is
+# ``displays["mean replacement"].constant_prediction``. Its curve is a
+# single point: whatever the confidence, the kernel only ever sees that
+# one value, so it can only report the overall accuracy, which it meets
+# at the one point where all the predictions are. Its calibration term is
 # therefore about zero, yet its density is a spike and the band there is
-# taller than the whole unit square: all of the Brier
+# taller than the whole unit square (drawn clipped): all of the Brier
 # score, which is larger than after temperature scaling, is sharpness
 # lost. Never select or compare recalibrators by a calibration error
 # alone; look at the sharpness band, or at a proper score.
@@ -148,6 +157,11 @@ print(
     f"accuracy on the held-out half "
     f"{np.mean(proba_eval.argmax(axis=1) == labels_eval):.4f}"
 )
+figures_dir = os.environ.get("SKCAL_FIGURES_DIR")
+if figures_dir:
+    path = Path(figures_dir) / "calibration_sharpness.png"
+    fig.savefig(path, dpi=100)
+    print(f"saved {path}")
 
 # %%
 # References

@@ -133,8 +133,8 @@ print(
 # whose mean confidence is well above their accuracy. The curve at
 # :math:`t` would be the accuracy of that window, drawn at :math:`t` rather
 # than at the window's mean confidence, ``mean_prediction``. The diagram
-# leaves out every :math:`t` whose window's mean confidence is more than
-# one bandwidth away.
+# starts (and ends) its curve where the window's mean confidence is within
+# one bandwidth of :math:`t`.
 lenet = smooth["LeNet-5"]
 confidence = proba_lenet.max(axis=1)
 correct = proba_lenet.argmax(axis=1) == labels_lenet

@@ -629,26 +629,38 @@ def drawn_points(
 
     The curve is defined; and, for each of the numbers of
     :func:`~skcal.metrics.smooth_reliability_curve` that is not None, the
-    grid point lies within ``prediction_range``, at least
-    ``min_effective_count`` predictions are near it (``n_effective``), and
-    their kernel-weighted mean (``mean_prediction``) is within ``sigma`` of
-    it.
+    grid point lies within ``prediction_range`` and at least
+    ``min_effective_count`` predictions are near it (``n_effective``). At
+    both ends, the curve starts and stops where the kernel-weighted mean of
+    the predictions (``mean_prediction``) is within ``sigma`` of the point:
+    beyond, the few predictions at the edge are outweighed by more distant
+    ones, whose event rate the curve would show there.
     """
     grid = np.asarray(grid, dtype=np.float64)
     drawn = np.isfinite(np.asarray(curve, dtype=np.float64))
     if n_effective is not None:
         drawn &= np.asarray(n_effective) >= min_effective_count
-    if mean_prediction is not None:
-        drawn &= np.abs(np.asarray(mean_prediction) - grid) <= sigma
     if prediction_range is not None:
         low, high = prediction_range
         drawn &= (grid >= low) & (grid <= high)
+    if mean_prediction is not None:
+        centred = np.flatnonzero(
+            drawn & (np.abs(np.asarray(mean_prediction) - grid) <= sigma)
+        )
+        index = np.arange(grid.shape[0])
+        if centred.size:
+            drawn &= (index >= centred[0]) & (index <= centred[-1])
+        else:
+            drawn[:] = False
     return drawn
 
 
 # ---------------------------------------------------------------------------
 # Legends: outside the data
 # ---------------------------------------------------------------------------
+
+# Width in inches below which an axes is small: its legend gets smaller text.
+_SMALL_AXES = 3.5
 
 # Marks the figure legends of classwise grids, replaced when a model is added.
 _FIGURE_LEGEND_GID = "skcal-figure-legend"
@@ -687,8 +699,12 @@ def axes_legend(ax, *, fontsize="small"):
     Below the axes, under the axis label, when the figure has a layout
     engine (which then makes room for it, as in the figures the Displays
     create); otherwise inside the axes, at matplotlib's ``"best"`` place.
+    Axes narrower than 3.5 inches (panels of a larger figure) get smaller
+    text.
     """
     figure = ax.figure
+    if ax.get_position().width * figure.get_figwidth() < _SMALL_AXES:
+        fontsize = "x-small"
     if figure.get_layout_engine() is None:
         return ax.legend(loc="best", fontsize=fontsize)
     from matplotlib.transforms import ScaledTranslation
@@ -725,9 +741,9 @@ def figure_legend(figure, axes, *, fontsize="small"):
         loc = "outside lower center"
     else:
         loc = "lower center"
-    legend = figure.legend(
-        handles, labels, loc=loc, ncols=min(len(labels), 3), fontsize=fontsize
-    )
+    # Side by side, unless an entry spans several lines (a note).
+    ncols = 1 if any("\n" in label for label in labels) else min(len(labels), 3)
+    legend = figure.legend(handles, labels, loc=loc, ncols=ncols, fontsize=fontsize)
     legend.set_gid(_FIGURE_LEGEND_GID)
     return legend
 
@@ -799,7 +815,9 @@ class ReliabilityDiagram(CalibrationDisplay):
         suffix = (
             "" if self.pos_label is None else f" (positive class: {self.pos_label})"
         )
-        return f"Predicted probability{suffix}", f"Fraction of positives{suffix}", None
+        # The x label names the positive class; the y label stays short enough
+        # for small panels.
+        return f"Predicted probability{suffix}", "Fraction of positives", None
 
     def _decorate(self, ax, index, name):
         """Limits, aspect, labels, title (classwise: with the measure), legend."""

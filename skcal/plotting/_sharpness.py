@@ -232,9 +232,9 @@ class CalibrationSharpnessDisplay(CalibrationDisplay):
     *Where the curve is drawn.* As in
     :class:`SmoothReliabilityDisplay`, only between the smallest and the
     largest prediction, where at least ``min_effective_count`` predictions
-    are near (each counting :math:`e^{-(x - p_i)^2 / (2 s^2)}`) and where
-    their kernel-weighted mean is within :math:`s` of :math:`x`, with
-    :math:`s` the kernel's standard deviation (``n_effective``,
+    are near (each counting :math:`e^{-(x - p_i)^2 / (2 s^2)}`), starting
+    and stopping where their kernel-weighted mean is within :math:`s` of
+    :math:`x`, with :math:`s` the kernel's standard deviation (``n_effective``,
     ``mean_prediction`` and ``prediction_range`` of
     :func:`~skcal.metrics.smooth_reliability_curve` at bandwidth
     :math:`s`): elsewhere the curve extrapolates from a few distant
@@ -447,7 +447,7 @@ class CalibrationSharpnessDisplay(CalibrationDisplay):
                 "" if self.pos_label is None else f" (positive class: {self.pos_label})"
             )
             ax.set_xlabel(f"Predicted probability{suffix}")
-            ax.set_ylabel(f"Event rate given prediction{suffix}")
+            ax.set_ylabel("Event rate given prediction")
         axes_legend(ax)
 
     @classmethod

@@ -89,8 +89,8 @@ random_state : int, RandomState instance or None, default=None
 min_effective_count : float, default=10
     The curve and its band are drawn only where the effective number of
     predictions near the point, ``n_effective``, is at least this (and
-    within the range of the predictions). With 10 the curve's standard
-    error is about at most 0.16 where it is drawn.""",
+    within the range of the predictions; see Notes). With 10 the curve's
+    standard error is about at most 0.16 where it is drawn.""",
     "fallback": """\
 fallback : "binned" or None, default="binned"
     What to draw when the smooth diagram says too little (see Notes):
@@ -287,14 +287,17 @@ class SmoothReliabilityDisplay(ReliabilityDiagram):
     smallest and the largest prediction, where the effective number of
     predictions :math:`n_{\mathrm{eff}}(t)` (each prediction counting
     :math:`e^{-(t - p_i)^2 / (2\sigma^2)}`) is at least
-    ``min_effective_count``, and where the kernel-weighted mean
-    :math:`\bar p(t)` of the predictions is within :math:`\sigma` of
-    :math:`t` (``n_effective`` and ``mean_prediction`` of
-    :func:`~skcal.metrics.smooth_reliability_curve`). Elsewhere the kernel
-    regression extrapolates from a handful of distant predictions, and
-    would swing between 0 and 1 with a band filling the square, or it
-    reports the event rate of predictions centred elsewhere (next to a much
-    denser region, the curve at :math:`t` is mostly that region's rate).
+    ``min_effective_count``; and it starts and stops where the
+    kernel-weighted mean :math:`\bar p(t)` of the predictions is within
+    :math:`\sigma` of :math:`t` (``n_effective`` and ``mean_prediction``
+    of :func:`~skcal.metrics.smooth_reliability_curve`). Elsewhere the
+    kernel regression extrapolates from a handful of distant predictions,
+    and would swing between 0 and 1 with a band filling the square; or, at
+    the edge of the predictions, it reports the event rate of the far more
+    numerous predictions further in (LeNet-5's top-label curve on CIFAR-10
+    would cross above the diagonal below a confidence of 0.24 for that
+    reason). Between its two ends the curve is not cut where a dense region
+    pulls :math:`\bar p(t)` away, which would leave gaps next to it.
 
     *When it says too little.* The smooth diagram of a view says too little
     when its predictions span less than two grid points, when the curve is

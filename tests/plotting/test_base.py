@@ -193,3 +193,20 @@ def test_real_data_smooth_and_binned(pyplot, real_multiclass, tmp_path):
     path = tmp_path / "reliability.png"
     smooth.figure_.savefig(path)
     assert path.stat().st_size > 1000
+
+
+def test_legends_of_small_panels_are_smaller(pyplot):
+    """Check that panels of a larger figure get a smaller legend text (issue 12)."""
+    rng = np.random.RandomState(0)
+    y_prob = rng.uniform(size=300)
+    y_true = (rng.uniform(size=300) < y_prob).astype(int)
+    _, axes = pyplot.subplots(1, 4, figsize=(12, 4), layout="constrained")
+    small = BinnedReliabilityDisplay.from_predictions(y_true, y_prob, ax=axes[0])
+    size = small.ax_.get_legend().get_texts()[0].get_fontsize()
+    alone = BinnedReliabilityDisplay.from_predictions(y_true, y_prob)
+    assert size < alone.ax_.get_legend().get_texts()[0].get_fontsize()
+    # Both below their axes.
+    for display in (small, alone):
+        display.figure_.canvas.draw()
+        legend = display.ax_.get_legend().get_window_extent()
+        assert legend.y1 < display.ax_.get_window_extent().y0

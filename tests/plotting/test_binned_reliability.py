@@ -179,7 +179,7 @@ def test_one_vs_rest_of_a_multiclass_problem(pyplot, global_random_seed):
     assert_array_equal(display.table.interval_low, table.interval_low)
     assert display.reduction == "positive" and display.pos_label == 2
     assert display.ax_.get_xlabel() == "Predicted probability (positive class: 2)"
-    assert display.ax_.get_ylabel() == "Fraction of positives (positive class: 2)"
+    assert display.ax_.get_ylabel() == "Fraction of positives"
 
 
 def test_classwise_measures_in_titles_and_one_legend(pyplot):

@@ -42,9 +42,7 @@ def test_binary_view_and_labels(pyplot, global_random_seed):
     assert_array_equal(display.curve, expected.calibration)
     assert display.reduction == "positive" and display.pos_label == 1
     assert display.ax_.get_xlabel() == "Predicted probability (positive class: 1)"
-    assert display.ax_.get_ylabel() == (
-        "Event rate given prediction (positive class: 1)"
-    )
+    assert display.ax_.get_ylabel() == "Event rate given prediction"
 
 
 def test_artists_and_band_drawn(pyplot):
