@@ -220,8 +220,11 @@ INVALID_OPTIONS = {
         ("show_density", 1),
         ("band_kwargs", "red"),
         ("density_kwargs", ("red",)),
+        ("min_effective_count", -1),
     ],
     "SmoothReliabilityDisplay": [
+        ("min_effective_count", -1),
+        ("fallback", "smooth"),
         ("sigma", 0.0),
         ("sigma", "scott"),
         ("eps", 1.0),
@@ -252,7 +255,11 @@ INVALID_PLOT = {
         ("band_kwargs", "red"),
         ("density_kwargs", ("red",)),
     ],
-    "SmoothReliabilityDisplay": [("band_kwargs", "red")],
+    "SmoothReliabilityDisplay": [
+        ("band_kwargs", "red"),
+        ("min_effective_count", "ten"),
+        ("fallback", "auto"),
+    ],
 }
 
 
