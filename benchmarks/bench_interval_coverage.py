@@ -11,7 +11,7 @@ bin) and every size ``n``, draws ``--n-runs`` data sets and counts how often
   kernel-smoothed population curve at the bandwidth used, at the grid
   points where the curve is drawn, and the per-bin Wilson intervals of
   :func:`skcal.metrics.reliability_table` contain the population event
-  rates of their bins.
+  rates of their bins. The band is judged where the Display draws it.
 
 Prints one line per setting, size and measure: the population value, the
 coverage, how often the interval lies below and above the value, the
@@ -38,6 +38,7 @@ from skcal._utils._simulation import (
     population_value,
 )
 from skcal.metrics import reliability_table, smooth_reliability_curve
+from skcal.plotting._base import drawn_points
 
 DEFAULT_METRICS = (
     "expected_calibration_error",
@@ -70,9 +71,17 @@ def band_coverage(setting, n, n_runs, n_bootstrap, n_population, seed):
         truth = smooth_reliability_curve(
             y_pop, p_pop, sample_weight=w_pop, sigma=curve.sigma
         ).calibration
-        drawn = np.isfinite(curve.band_low) & np.isfinite(truth)
-        if "drawn" in curve:
-            drawn &= curve.drawn
+        # Only where SmoothReliabilityDisplay draws the curve and its band.
+        drawn = drawn_points(
+            curve.grid,
+            curve.calibration,
+            n_effective=curve.n_effective,
+            mean_prediction=curve.mean_prediction,
+            prediction_range=curve.prediction_range,
+            sigma=curve.sigma,
+            min_effective_count=10,
+        )
+        drawn &= np.isfinite(curve.band_low) & np.isfinite(truth)
         band_hits.append(
             (curve.band_low[drawn] <= truth[drawn])
             & (truth[drawn] <= curve.band_high[drawn])
