@@ -66,8 +66,13 @@ def _binned_error_core(y, p, sample_weight, *, n_bins, strategy, norm, debias):
         enough = (count >= 2) & (n_eff - 1.0 > 1e-9)
         correction = np.zeros_like(squared)
         correction[enough] = rate[enough] * (1.0 - rate[enough]) / (n_eff[enough] - 1.0)
-        squared = np.where(enough, squared - correction, 0.0)
-        return float(np.sqrt(max(np.dot(fraction, squared), 0.0)))
+        total = np.dot(fraction, np.where(enough, squared - correction, 0.0))
+        # A difference within rounding of the terms it subtracts is 0: its
+        # square root would turn 1e-17 of noise into 3e-9.
+        scale = np.dot(fraction, np.where(enough, squared + correction, 0.0))
+        if total <= 16 * np.finfo(np.float64).eps * scale:
+            return 0.0
+        return float(np.sqrt(total))
     return float(np.sqrt(np.dot(fraction, squared)))
 
 

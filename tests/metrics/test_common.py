@@ -390,7 +390,10 @@ def test_weights_matter_by_their_ratios_at_every_scale(name, data):
     exponent = data.draw(st.integers(-300, 307))
     expected = func(y, p, sample_weight=w)
     got = func(y, p, sample_weight=w * 10.0**exponent)
-    assert_allclose(got, expected, rtol=1e-9, atol=1e-12)
+    # The curve's bandwidth is a fixed point found by iteration, which stops
+    # within a tolerance: the 201 values agree to 1e-8 relative, not 1e-9.
+    rtol = 1e-8 if name == "smooth_reliability_curve" else 1e-9
+    assert_allclose(got, expected, rtol=rtol, atol=1e-12)
 
 
 def test_smooth_ece_of_huge_weights_is_the_unweighted_value():
