@@ -9,6 +9,9 @@ and shows the trap described by Chidambaram and Ge (2024): selected by the
 expected calibration error alone, the search picks the *mean-replacement*
 baseline, which gives every prediction the same confidence and is useless;
 selected by a proper score (Brier score or log loss), it does not.
+
+Set the environment variable ``SKCAL_FIGURES_DIR`` to a folder to save the
+figure of this example there as a PNG file.
 """
 
 # SPDX-License-Identifier: BSD-3-Clause
@@ -120,6 +123,8 @@ ax_brier.barh(positions, -results["mean_test_neg_brier_score"], color="tab:orang
 ax_brier.set(xlabel="Brier score (lower is better)")
 fig.suptitle("Five recalibrators of a CIFAR-10 network, 5-fold cross-validation")
 fig.tight_layout()
+if os.environ.get("SKCAL_FIGURES_DIR"):
+    fig.savefig(Path(os.environ["SKCAL_FIGURES_DIR"]) / "selection_trap.png", dpi=100)
 
 # %%
 # References
