@@ -373,7 +373,13 @@ def confidence_interval(
     (over- and under-confident, one miscalibrated bin), binary and
     top-label of 10 classes, n = 300, 3,000 and 30,000, against the
     population value of 2 million predictions; the tests repeat it at
-    n = 300.
+    n = 300. With 1000 resamples and 200 runs per setting at n = 300 and
+    3,000, nominal 95% intervals covered the population value in 95.5% to
+    100% of runs for the ECE and the SmoothECE (0 included for the
+    calibrated models: the estimate is never 0, the interval starts there),
+    and in 90.5% to 97.5% for the Brier score and the log loss (the
+    percentile interval of a skewed mean falls a little short at n = 300,
+    never below 90%).
 
     *Population.* The rows are taken as a sample of the population and the
     model as fixed; for cross-validated predictions the interval describes

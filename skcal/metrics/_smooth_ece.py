@@ -865,7 +865,11 @@ def smooth_reliability_curve(
     population event rate to the smoothed density), not for the true
     calibration function, from which the smoothing may differ where it
     bends; where the predictions are too sparse for a ratio it is NaN like
-    the curve.
+    the curve. In the simulations of ``benchmarks/bench_interval_coverage.py
+    --bands`` (binary and top-label, calibrated and miscalibrated, n = 300
+    and 3,000, 60 runs each), the 95% band contained that curve at 92% to
+    97% of the grid points where
+    :class:`~skcal.plotting.SmoothReliabilityDisplay` draws it.
 
     *Interval.* The interval of the SmoothECE is that of
     :func:`confidence_interval` for a calibration error: its upper end is
