@@ -379,7 +379,10 @@ def confidence_interval(
     calibrated models: the estimate is never 0, the interval starts there),
     and in 90.5% to 97.5% for the Brier score and the log loss (the
     percentile interval of a skewed mean falls a little short at n = 300,
-    never below 90%).
+    never below 90%); at n = 30,000 (50 runs per setting) in 94% to 100%
+    of runs for the calibration errors and 90% to 100% for the proper
+    scores. The calibration errors' intervals are conservative by
+    construction.
 
     *Population.* The rows are taken as a sample of the population and the
     model as fixed; for cross-validated predictions the interval describes
