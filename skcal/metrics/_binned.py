@@ -18,7 +18,7 @@ from skcal._reduction import (
     reduce_measure,
     resolve_reduction,
 )
-from skcal._utils._bins import STRATEGIES, bin_sums, make_binning
+from skcal._utils._bins import STRATEGIES, BinSums, bin_sums, make_binning
 from skcal._utils._bootstrap import N_BOOTSTRAP, Atoms, percentile_band
 from skcal._validation import DATA_CONSTRAINTS, check_calibration_inputs
 
@@ -47,6 +47,11 @@ def _binned_error_core(y, p, sample_weight, *, n_bins, strategy, norm, debias):
     _, sums, mean_p, mean_y = _bin_gaps(
         y, p, sample_weight, n_bins, strategy, moments=debias
     )
+    return _error_of_sums(sums, mean_p, mean_y, norm, debias)
+
+
+def _error_of_sums(sums, mean_p, mean_y, norm, debias):
+    """The binned calibration error of per-bin sums and means."""
     nonempty = sums.weight > 0
     fraction = sums.weight[nonempty] / sums.weight.sum()
     gap = mean_p[nonempty] - mean_y[nonempty]
@@ -76,11 +81,54 @@ def _binned_error_core(y, p, sample_weight, *, n_bins, strategy, norm, debias):
     return float(np.sqrt(np.dot(fraction, squared)))
 
 
+class _BinnedCore:
+    """The binned calibration error of one binary view, ``measure(y, p, w)``.
+
+    :meth:`prepare` bins a view's predictions once for the resamples (new
+    weights) and relabellings (new outcomes) of an interval, when the bins
+    do not depend on the weights (a fixed number of equal-width bins): each
+    call is then three weighted counts per bin.
+    """
+
+    def __init__(self, **options):
+        self.options = options
+
+    def __call__(self, y, p, sample_weight):
+        return _binned_error_core(y, p, sample_weight, **self.options)
+
+    def prepare(self, p):
+        """``measure(y, sample_weight)`` for the predictions ``p``."""
+        n_bins, strategy = self.options["n_bins"], self.options["strategy"]
+        if strategy != "uniform" or self.options["debias"] or isinstance(n_bins, str):
+            return functools.partial(_with_predictions, self, p)
+        binning = make_binning(p, None, n_bins, strategy)
+        bins = binning.assign(p)
+        ones = np.ones(p.shape[0])
+
+        def measure(y, sample_weight):
+            w = ones if sample_weight is None else sample_weight
+            weight = np.bincount(bins, weights=w, minlength=binning.n_bins)
+            sums = BinSums(
+                weight,
+                np.bincount(bins, weights=w * p, minlength=binning.n_bins),
+                np.bincount(bins, weights=w * y, minlength=binning.n_bins),
+                None,
+                None,
+            )
+            with np.errstate(invalid="ignore", divide="ignore"):
+                mean_p, mean_y = sums.sum_p / weight, sums.sum_y / weight
+            return _error_of_sums(sums, mean_p, mean_y, self.options["norm"], False)
+
+        return measure
+
+
+def _with_predictions(core, p, y, sample_weight):
+    return core(y, p, sample_weight)
+
+
 def binned_error_core(*, n_bins, strategy, norm, debias):
     """The binned calibration error of one binary view, ``measure(y, p, w)``."""
-    return functools.partial(
-        _binned_error_core, n_bins=n_bins, strategy=strategy, norm=norm, debias=debias
-    )
+    return _BinnedCore(n_bins=n_bins, strategy=strategy, norm=norm, debias=debias)
 
 
 @validate_params(

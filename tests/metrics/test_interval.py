@@ -269,3 +269,32 @@ def test_interval_coverage_at_n_300(setting, with_smooth):
     for metric, result in results.items():
         assert result["covered"].sum() >= 48, (metric, result["covered"].mean())
         assert (result["width"] > 0).all()
+
+
+@pytest.mark.parametrize(
+    "metric, options",
+    [
+        ("expected_calibration_error", {}),
+        ("binned_calibration_error", {"norm": "l2", "n_bins": 7}),
+        ("binned_calibration_error", {"norm": "max"}),
+        ("binned_calibration_error", {"strategy": "quantile"}),
+        ("binned_calibration_error", {"norm": "l2", "debias": True}),
+        ("cutoff_calibration_error", {}),
+    ],
+)
+def test_prepared_cores_equal_the_cores(global_random_seed, metric, options):
+    """Check that a core prepared once per view gives the core's value.
+
+    The intervals prepare each view's predictions (bins, sort) once and
+    evaluate every resample (new weights) and relabelling (new outcomes) on
+    them; the values must be the core's, boundaries 0 and 1 included.
+    """
+    measure = MEASURES_BY_NAME[metric]
+    core = measure.core(**measure.core_options(options))
+    rng = np.random.RandomState(global_random_seed)
+    p = np.r_[0.0, 1.0, 0.5, rng.uniform(size=497)]
+    y = (rng.uniform(size=500) < p).astype(np.uint8)
+    prepared = core.prepare(p)
+    counts = np.bincount(rng.randint(0, 500, 500), minlength=500).astype(float)
+    for weight in (None, counts, rng.uniform(0, 2, size=500)):
+        assert_allclose(prepared(y, weight), core(y, p, weight), rtol=1e-12)
