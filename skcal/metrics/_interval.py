@@ -103,10 +103,13 @@ class _RowLossReplicates:
 
     def resampled(self, rng, size):
         values = np.full(size, math.nan)
+        n = self.losses.shape[0]
         for i in range(size):
-            weight = resample_counts(self.losses.shape[0], rng)
-            if self.weight is not None:
-                weight *= self.weight
+            weight = resample_counts(n, rng)
+            if self.weight is None:  # counts of n draws: their total is n
+                values[i] = float(np.dot(weight, self.losses) / n)
+                continue
+            weight *= self.weight
             total = weight.sum()
             if total > 0:
                 values[i] = float(np.dot(weight, self.losses) / total)
