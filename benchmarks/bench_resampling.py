@@ -22,6 +22,7 @@ import numpy as np
 from skcal._utils._bootstrap import resample_counts
 from skcal._validation import check_calibration_inputs
 from skcal.metrics import confidence_interval
+from skcal.metrics._interval import _prepared
 from skcal.metrics._registry import MEASURES_BY_NAME
 
 METRICS = (
@@ -48,9 +49,7 @@ def floor(measure, y, p, rng):
     if measure.kind == "proper_score":
         losses = measure.row_losses(check_calibration_inputs(y, p))
         return lambda: np.dot(resample_counts(n, rng), losses)
-    core = measure.core(**measure.core_options({}))
-    prepare = getattr(core, "prepare", None)
-    prepared = prepare(p) if prepare is not None else (lambda yy, w: core(yy, p, w))
+    prepared = _prepared(measure.core(**measure.core_options({})), p)
 
     def replicate():
         prepared(y, resample_counts(n, rng))

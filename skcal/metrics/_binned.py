@@ -3,7 +3,6 @@ reliability table they are computed from."""
 
 # SPDX-License-Identifier: BSD-3-Clause
 
-import functools
 from numbers import Integral, Real
 
 import numpy as np
@@ -44,17 +43,19 @@ def _bin_gaps(y, p, sample_weight, n_bins, strategy, moments=False):
 
 def _binned_error_core(y, p, sample_weight, *, n_bins, strategy, norm, debias):
     """The binned calibration error of one binary view (float64 inputs)."""
-    _, sums, mean_p, mean_y = _bin_gaps(
-        y, p, sample_weight, n_bins, strategy, moments=debias
-    )
-    return _error_of_sums(sums, mean_p, mean_y, norm, debias)
+    binning = make_binning(p, sample_weight, n_bins, strategy)
+    sums = bin_sums(binning, y, p, sample_weight, moments=debias)
+    return _error_of_sums(sums, norm, debias)
 
 
-def _error_of_sums(sums, mean_p, mean_y, norm, debias):
-    """The binned calibration error of per-bin sums and means."""
+def _error_of_sums(sums, norm, debias):
+    """The binned calibration error of per-bin sums (``count`` and
+    ``n_effective`` needed with ``debias``)."""
     nonempty = sums.weight > 0
-    fraction = sums.weight[nonempty] / sums.weight.sum()
-    gap = mean_p[nonempty] - mean_y[nonempty]
+    weight = sums.weight[nonempty]
+    fraction = weight / weight.sum()
+    rate = sums.sum_y[nonempty] / weight
+    gap = sums.sum_p[nonempty] / weight - rate
     if norm == "l1":
         return float(np.dot(fraction, np.abs(gap)))
     if norm == "max":
@@ -65,7 +66,6 @@ def _error_of_sums(sums, mean_p, mean_y, norm, debias):
         # ybar (1 - ybar) / (n_eff - 1); bins with fewer than two rows give 0.
         count = sums.count[nonempty]
         n_eff = sums.n_effective[nonempty]
-        rate = mean_y[nonempty]
         # A bin whose weight sits on one row (n_eff = 1 to rounding) is a
         # single observation, whatever the count of negligible weights.
         enough = (count >= 2) & (n_eff - 1.0 > 1e-9)
@@ -97,33 +97,31 @@ class _BinnedCore:
         return _binned_error_core(y, p, sample_weight, **self.options)
 
     def prepare(self, p):
-        """``measure(y, sample_weight)`` for the predictions ``p``."""
+        """``measure(y, sample_weight)`` for the predictions ``p``, or None.
+
+        None when the bins depend on the weights (quantile bins, a number of
+        bins from the sample size) or the debiasing needs per-bin moments.
+        """
         n_bins, strategy = self.options["n_bins"], self.options["strategy"]
         if strategy != "uniform" or self.options["debias"] or isinstance(n_bins, str):
-            return functools.partial(_with_predictions, self, p)
+            return None
         binning = make_binning(p, None, n_bins, strategy)
         bins = binning.assign(p)
         ones = np.ones(p.shape[0])
 
         def measure(y, sample_weight):
             w = ones if sample_weight is None else sample_weight
-            weight = np.bincount(bins, weights=w, minlength=binning.n_bins)
             sums = BinSums(
-                weight,
-                np.bincount(bins, weights=w * p, minlength=binning.n_bins),
-                np.bincount(bins, weights=w * y, minlength=binning.n_bins),
+                *(
+                    np.bincount(bins, weights=values, minlength=binning.n_bins)
+                    for values in (w, w * p, w * y)
+                ),
                 None,
                 None,
             )
-            with np.errstate(invalid="ignore", divide="ignore"):
-                mean_p, mean_y = sums.sum_p / weight, sums.sum_y / weight
-            return _error_of_sums(sums, mean_p, mean_y, self.options["norm"], False)
+            return _error_of_sums(sums, self.options["norm"], False)
 
         return measure
-
-
-def _with_predictions(core, p, y, sample_weight):
-    return core(y, p, sample_weight)
 
 
 def binned_error_core(*, n_bins, strategy, norm, debias):

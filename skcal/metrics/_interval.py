@@ -52,6 +52,20 @@ def _with_predictions(core, p, y, sample_weight):
     return core(y, p, sample_weight)
 
 
+def _prepared(core, p):
+    """``measure(y, sample_weight)`` of a core on a view's predictions ``p``.
+
+    Resamples and relabellings keep each view's predictions, so a core that
+    can prepare them (sort or bin them once: ``core.prepare(p)`` not None)
+    is prepared; any other core is called with ``p`` each time.
+    """
+    prepare = getattr(core, "prepare", None)
+    measure = prepare(p) if prepare is not None else None
+    if measure is None:
+        return functools.partial(_with_predictions, core, p)
+    return measure
+
+
 class _ViewReplicates:
     """A calibration error's core on the views of resampled or relabelled rows."""
 
@@ -59,15 +73,7 @@ class _ViewReplicates:
         self.labels = NullLabels(data, reduction)
         self.weight = data.sample_weight
         self.n = data.y_prob.shape[0]
-        # A core that can prepare a view's predictions (sort them once) is
-        # prepared: resamples and relabellings keep each view's predictions.
-        prepare = getattr(core, "prepare", None)
-        self.measures = [
-            prepare(p)
-            if prepare is not None
-            else functools.partial(_with_predictions, core, p)
-            for _, p in self.labels.views
-        ]
+        self.measures = [_prepared(core, p) for _, p in self.labels.views]
 
     def _value(self, views, weight):
         return float(

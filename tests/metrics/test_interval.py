@@ -25,6 +25,7 @@ from skcal._utils._progress import Progress
 from skcal._utils._simulation import Setting, coverage, population_value
 from skcal._validation import check_calibration_inputs
 from skcal.metrics import confidence_interval, expected_calibration_error
+from skcal.metrics._interval import _prepared
 from skcal.metrics._registry import MEASURES_BY_NAME
 
 draws_strategy = st.lists(
@@ -294,7 +295,7 @@ def test_prepared_cores_equal_the_cores(global_random_seed, metric, options):
     rng = np.random.RandomState(global_random_seed)
     p = np.r_[0.0, 1.0, 0.5, rng.uniform(size=497)]
     y = (rng.uniform(size=500) < p).astype(np.uint8)
-    prepared = core.prepare(p)
+    prepared = _prepared(core, p)
     counts = np.bincount(rng.randint(0, 500, 500), minlength=500).astype(float)
     for weight in (None, counts, rng.uniform(0, 2, size=500)):
         assert_allclose(prepared(y, weight), core(y, p, weight), rtol=1e-12)
