@@ -10,6 +10,7 @@ bandwidth.
 # SPDX-License-Identifier: BSD-3-Clause
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -27,12 +28,49 @@ BIN_HEADER = [
 ]
 
 
-def bin_table(problem, n_bins, strategy, confidence_level):
-    """The per-bin table of ``problem``'s binary view, with Wilson intervals."""
-    y, p = problem.view()
+class ReportView(NamedTuple):
+    """The binary view of a report's problem, taken once, and its words.
+
+    Attributes
+    ----------
+    y, p : ndarray of shape (n_samples,)
+        The events and their probabilities (``Problem.view``).
+    event : str
+        The event in plain words.
+    top_label : bool
+        Whether ``p`` is a confidence.
+    n_classes : int
+        The columns of the problem's probabilities.
+    """
+
+    y: np.ndarray
+    p: np.ndarray
+    event: str
+    top_label: bool
+    n_classes: int
+
+    @classmethod
+    def of(cls, problem):
+        y, p = problem.view()
+        return cls(y, p, problem.event, problem.top_label, problem.y_prob.shape[1])
+
+    @property
+    def axis(self):
+        """What the probabilities are, in words."""
+        return "confidence" if self.top_label else "predicted probability"
+
+
+def bins_phrase(n_bins, strategy):
+    """``"15 equal-width bins"``, ``"10 equal-count bins"``."""
+    kind = "equal-width" if strategy == "uniform" else "equal-count"
+    return f"{n_bins} {kind} bins"
+
+
+def bin_table(view, n_bins, strategy, confidence_level):
+    """The per-bin table of the view, with Wilson intervals."""
     return reliability_table(
-        y,
-        p,
+        view.y,
+        view.p,
         n_bins=n_bins,
         strategy=strategy,
         interval="wilson",
@@ -62,9 +100,9 @@ def _cell(value):
     return "-" if math.isnan(value) else f"{value:.3f}"
 
 
-def printed_bins(table, problem, level):
+def printed_bins(table, view, level):
     """The table's header and cells as printed (empty bins show dashes)."""
-    x = "confidence" if problem.top_label else "prediction"
+    x = "confidence" if view.top_label else "prediction"
     header = [
         "bin",
         "count",
@@ -87,7 +125,7 @@ def printed_bins(table, problem, level):
     return header, cells
 
 
-def near(problem, at, width, level):
+def near(view, at, width, level):
     """One sentence on the rows whose prediction lies within ``width`` of ``at``.
 
     The observed rate among them, with its Wilson interval, against their
@@ -96,17 +134,14 @@ def near(problem, at, width, level):
     Examples
     --------
     >>> import numpy as np
-    >>> from skcal._cli._inputs import Problem
     >>> p = np.array([0.78, 0.8, 0.82, 0.81, 0.3])
-    >>> problem = Problem(
-    ...     np.array([1, 1, 0, 1, 0]), np.column_stack([1 - p, p]),
-    ...     np.array([0, 1]), "", "y was 1", False)
-    >>> print(near(problem, 0.8, 0.05, 0.95))
+    >>> view = ReportView(np.array([1, 1, 0, 1, 0]), p, "y was 1", False, 2)
+    >>> print(near(view, 0.8, 0.05, 0.95))
     At 0.8: 4 predictions lie within 0.05 of it (mean 0.802); y was 1 for 3
     of them, 75.0% (95% interval 30.1% to 95.4%), in line with the
     predictions.
     """
-    y, p = problem.view()
+    y, p = view.y, view.p
     rows = np.abs(p - at) <= width + 1e-12
     count = int(np.count_nonzero(rows))
     if not count:
@@ -125,7 +160,7 @@ def near(problem, at, width, level):
     events = round(float(np.sum(y[rows])))
     return (
         f"At {at:g}: {count} predictions lie within {width:g} of it (mean "
-        f"{mean:.3f}); {problem.event} for {events} of them, {100 * rate:.1f}% "
+        f"{mean:.3f}); {view.event} for {events} of them, {100 * rate:.1f}% "
         f"({100 * level:g}% interval {100 * low:.1f}% to {100 * high:.1f}%), "
         f"{verdict}."
     )
@@ -133,15 +168,13 @@ def near(problem, at, width, level):
 
 # One line per measure; {x} is what is binned or smoothed, {bins} the bins,
 # {sigma} the SmoothECE's bandwidth, {brier} and {log} what the scores score.
+_BINNED = (
+    "|observed rate - mean prediction| of each bin, weighted by its rows, "
+    "over {bins} of the {x}"
+)
 _DEFINITIONS = {
-    "expected_calibration_error": (
-        "|observed rate - mean prediction| of each bin, weighted by its rows, "
-        "over {bins} of the {x}"
-    ),
-    "binned_calibration_error": (
-        "|observed rate - mean prediction| of each bin, weighted by its rows, "
-        "over {bins} of the {x}"
-    ),
+    "expected_calibration_error": _BINNED,
+    "binned_calibration_error": _BINNED,
     "smooth_ece": (
         "mean |rate - prediction| after reflected-Gaussian smoothing of the {x}, "
         "bandwidth {sigma:.3f} (fixed point)"
@@ -167,24 +200,21 @@ _DEFINITIONS = {
 }
 
 
-def describe(name, problem, options):
+def describe(name, view, options):
     """One line on what the measure ``name`` is, with its bins or bandwidth.
 
     ``options`` holds ``n_bins`` and ``strategy`` (those of the binned
     measures).
     """
-    x = "confidence" if problem.top_label else "predicted probability"
-    kind = "equal-width" if options["strategy"] == "uniform" else "equal-count"
-    several = problem.y_prob.shape[1] > 2
+    several = view.n_classes > 2
     fields = {
-        "x": x,
-        "bins": f"{options['n_bins']} {kind} bins",
-        "brier": "summed over the classes" if several else f"of the {x}",
+        "x": view.axis,
+        "bins": bins_phrase(options["n_bins"], options["strategy"]),
+        "brier": "summed over the classes" if several else f"of the {view.axis}",
         "log": "the true class" if several else "the observed outcome",
     }
     if name == "smooth_ece":
-        y, p = problem.view()
-        fields["sigma"] = smooth_ece(y, p, return_sigma=True)[1]
+        fields["sigma"] = smooth_ece(view.y, view.p, return_sigma=True)[1]
     if name not in _DEFINITIONS:  # a measure registered without a line here
         from skcal.metrics._registry import MEASURES_BY_NAME
 

@@ -19,8 +19,10 @@ import numpy as np
 
 from skcal._cli._bin_table import (
     BIN_HEADER,
+    ReportView,
     bin_rows,
     bin_table,
+    bins_phrase,
     describe,
     near,
     printed_bins,
@@ -39,10 +41,13 @@ CONFIDENCE_LEVEL = 0.95
 _BINNED = ("expected_calibration_error", "binned_calibration_error")
 
 
+def _bins(args):
+    return {"n_bins": args.n_bins, "strategy": args.strategy}
+
+
 def _options(args, measures):
     """``{name: options}``: the bins of the binned measures."""
-    bins = {"n_bins": args.n_bins, "strategy": args.strategy}
-    return {name: (bins if name in _BINNED else {}) for name in measures}
+    return {name: (_bins(args) if name in _BINNED else {}) for name in measures}
 
 
 def _about(src, request):
@@ -165,22 +170,20 @@ def _printed_table(src, problem, values, intervals, n_bootstrap):
     return lines
 
 
-def _printed_rest(args, problem, values, bins):
+def _printed_rest(args, view, values, bins):
     """The lines after the measures: definitions, per-bin table, --at answers."""
-    options = {"n_bins": args.n_bins, "strategy": args.strategy}
     lines = ["", "What the measures are:"]
-    lines += [f"  {name}: {describe(name, problem, options)}" for name in values]
-    x = "confidence" if problem.top_label else "predicted probability"
-    kind = "equal-width" if args.strategy == "uniform" else "equal-count"
+    lines += [f"  {name}: {describe(name, view, _bins(args))}" for name in values]
     lines += [
         "",
-        f"Per bin ({args.n_bins} {kind} bins of the {x}; observed rate: how "
-        f"often {problem.event}; {100 * CONFIDENCE_LEVEL:g}% Wilson intervals):",
-        format_table(*printed_bins(bins, problem, CONFIDENCE_LEVEL)),
+        f"Per bin ({bins_phrase(args.n_bins, args.strategy)} of the {view.axis}; "
+        f"observed rate: how often {view.event}; {100 * CONFIDENCE_LEVEL:g}% "
+        "Wilson intervals):",
+        format_table(*printed_bins(bins, view, CONFIDENCE_LEVEL)),
     ]
     if args.at:
         lines.append("")
-        lines += [near(problem, at, args.near, CONFIDENCE_LEVEL) for at in args.at]
+        lines += [near(view, at, args.near, CONFIDENCE_LEVEL) for at in args.at]
     return lines
 
 
@@ -201,14 +204,15 @@ def run_report(args):
     request = column_request(args, src)
     outputs = _outputs(args, src)
     problem, values, intervals = _measure(args, src, request)
-    bins = bin_table(problem, args.n_bins, args.strategy, CONFIDENCE_LEVEL)
+    view = ReportView.of(problem)  # the binary view, taken once
+    bins = bin_table(view, args.n_bins, args.strategy, CONFIDENCE_LEVEL)
     written = (
         []
         if outputs is None
         else _write(outputs, problem, values, intervals, bins, args, src)
     )
     lines = _printed_table(src, problem, values, intervals, args.n_bootstrap)
-    lines += _printed_rest(args, problem, values, bins)
+    lines += _printed_rest(args, view, values, bins)
     lines += [f"Wrote {path}" for path in written]
     print("\n".join(lines))
     return 0
