@@ -4,6 +4,7 @@ uncertainty (Murphy, Broecker, CORP)."""
 # SPDX-License-Identifier: BSD-3-Clause
 
 import warnings
+from typing import NamedTuple
 
 import numpy as np
 from sklearn.isotonic import isotonic_regression
@@ -36,22 +37,35 @@ _ROWS_PER_VALUE = 10
 _ALONE_SHARE = 0.5
 
 
-def _grouping(predictions, sample_weight):
-    """``(distinct predictions, rows, rows alone in their group)``, positive weight."""
-    if sample_weight is not None:
-        predictions = predictions[sample_weight > 0]
-    ties = Ties(predictions)
-    sizes = np.diff(np.r_[-1, ties.ends])
-    return ties.n_groups, predictions.shape[0], int(np.count_nonzero(sizes == 1))
+class _Grouped(NamedTuple):
+    """Outcomes, predictions and weights of the rows of positive weight, and
+    their groups of identical predictions (sorted once, for the method's
+    choice and the terms)."""
+
+    y: np.ndarray
+    p: np.ndarray
+    weight: np.ndarray | None
+    groups: Ties
 
 
-def _resolve_method(method, views, sample_weight, vector):
+def _grouped(y, p, sample_weight):
+    sample_weight, y, p = drop_zero_weight(sample_weight, y, p)
+    return _Grouped(y, p, sample_weight, Ties(p, sample_weight))
+
+
+def _grouping(view):
+    """``(distinct predictions, rows, rows alone in their group)``."""
+    sizes = np.diff(np.r_[-1, view.groups.ends])
+    return view.groups.n_groups, view.p.shape[0], int(np.count_nonzero(sizes == 1))
+
+
+def _resolve_method(method, views, vector):
     """The method ``"auto"`` stands for; a warning when exact grouping overfits.
 
-    ``views`` are the arrays of predictions grouped (the binary views, or the
-    probability matrix when ``vector``, which only ``"exact"`` decomposes).
+    ``views`` are the grouped binary views, or the grouped probability
+    matrix when ``vector`` (which only ``"exact"`` decomposes).
     """
-    groupings = [_grouping(p, sample_weight) for p in views]
+    groupings = [_grouping(view) for view in views]
     if method == "auto":
         few = all(g * _ROWS_PER_VALUE <= n for g, n, _ in groupings)
         method = "exact" if few or vector else "isotonic"
@@ -74,7 +88,7 @@ def _resolve_method(method, views, sample_weight, vector):
     return method
 
 
-def _binary_terms(y, p, sample_weight, loss, method):
+def _binary_terms(view, loss, method):
     """(score, miscalibration, discrimination, uncertainty) of one binary view.
 
     The recalibrated prediction of each group of identical predictions is its
@@ -84,8 +98,7 @@ def _binary_terms(y, p, sample_weight, loss, method):
     ``d(p, r) - d(c, r)`` and ``d(ybar, r) - d(c, r)``, which equal the score
     differences of CORP because the score is affine in the outcome.
     """
-    sample_weight, y, p = drop_zero_weight(sample_weight, y, p)
-    groups = Ties(p, sample_weight)
+    y, p, sample_weight, groups = view
     total = groups.weight.sum()
     rate = groups.sum(y) / groups.weight
     base_rate = float(np.dot(groups.weight, rate) / total)
@@ -103,10 +116,9 @@ def _binary_terms(y, p, sample_weight, loss, method):
     return np.array([score, mcb / total, dsc / total, unc], dtype=np.float64)
 
 
-def _vector_terms(y_index, P, sample_weight, loss):
+def _vector_terms(view, loss):
     """The exact decomposition of a multiclass score, grouping identical rows."""
-    sample_weight, y_index, P = drop_zero_weight(sample_weight, y_index, P)
-    groups = Ties(P, sample_weight)
+    y_index, P, sample_weight, groups = view
     n_groups, n_classes = groups.values.shape
     counts = np.bincount(
         groups.inverse * n_classes + y_index,
@@ -355,14 +367,14 @@ def calibration_decomposition(
         )
     vector = reduction == "full" and not data.binary
     if vector:
-        views = []
+        views = [(data.y_true, data.y_prob)]
     elif reduction == "full":
         views = [(data.y_true.view(np.uint8), data.y_prob)]
     else:
         reduction = resolve_reduction(data, reduction)
         views = list(binary_views(data, reduction))
-    grouped = [data.y_prob] if vector else [p for _, p in views]
-    method = _resolve_method(method, grouped, data.sample_weight, vector)
+    views = [_grouped(y, p, data.sample_weight) for y, p in views]
+    method = _resolve_method(method, views, vector)
     if vector:
         if method == "isotonic":
             raise ValueError(
@@ -371,12 +383,9 @@ def calibration_decomposition(
                 '"top_label", "classwise" or "positive"), or method="exact" to '
                 "decompose the whole probability vector."
             )
-        terms = _vector_terms(data.y_true, data.y_prob, data.sample_weight, loss)
-        per_view = terms[None, :]
+        per_view = _vector_terms(views[0], loss)[None, :]
     else:
-        per_view = np.array(
-            [_binary_terms(y, p, data.sample_weight, loss, method) for y, p in views]
-        )
+        per_view = np.array([_binary_terms(view, loss, method) for view in views])
     if return_per_class:
         values = {name: per_view[:, j].copy() for j, name in enumerate(_TERMS)}
     else:
