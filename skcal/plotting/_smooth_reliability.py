@@ -2,6 +2,7 @@
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+import inspect
 import textwrap
 from numbers import Real
 
@@ -679,6 +680,7 @@ def _binned_fallback(data, *, reduction, confidence_level, name):
     """The binned diagram of ``data = (y_true, y_prob, sample_weight,
     pos_label, labels)``, at BinnedReliabilityDisplay's defaults, not drawn."""
     y_true, y_prob, sample_weight, pos_label, labels = data
+    defaults = inspect.signature(BinnedReliabilityDisplay.from_predictions).parameters
     return BinnedReliabilityDisplay._compute(
         y_true,
         y_prob,
@@ -686,12 +688,11 @@ def _binned_fallback(data, *, reduction, confidence_level, name):
         pos_label=pos_label,
         labels=labels,
         reduction=reduction,
-        n_bins=15,
-        strategy="uniform",
-        interval="wilson",
+        **{
+            key: defaults[key].default
+            for key in ("n_bins", "strategy", "interval", "n_bootstrap", "random_state")
+        },
         confidence_level=confidence_level,
-        n_bootstrap=N_BOOTSTRAP,
-        random_state=None,
         name=name,
     )
 
