@@ -83,23 +83,30 @@ def _figure(n_panels):
 
 
 def _drawings(panels, n_bootstrap, binned, verbose):
-    """``(path suffix, [(title, draw(ax)), ...])`` of each file."""
-    reliability = []
+    """``[(title, draw(ax)), ...]`` of each file, in the order of the paths.
+
+    With one set of predictions, its title goes to the figure (see
+    :func:`write_diagrams`) and the panels are named by what they draw.
+    """
+    one = len(panels) == 1
+    reliability, sharpness = [], []
     for title, panel in panels.items():
         reliability.append(
             (
-                title,
+                "smooth" if one else title,
                 lambda ax, p=panel: _draw_reliability(ax, p, n_bootstrap, verbose),
             )
         )
         if binned is not None:
             reliability.append(
-                (f"{title}, binned", lambda ax, p=panel: _draw_binned(ax, p, binned))
+                (
+                    "binned" if one else f"{title}, binned",
+                    lambda ax, p=panel: _draw_binned(ax, p, binned),
+                )
             )
-    sharpness = [
-        (title, lambda ax, p=panel: _draw_sharpness(ax, p))
-        for title, panel in panels.items()
-    ]
+        sharpness.append(
+            (None if one else title, lambda ax, p=panel: _draw_sharpness(ax, p))
+        )
     return [reliability, sharpness]
 
 
@@ -147,9 +154,12 @@ def write_diagrams(
         paths, _drawings(panels, n_bootstrap, binned, verbose), strict=True
     ):
         figure, axes = _figure(len(drawings))
+        if len(panels) == 1:
+            figure.suptitle(next(iter(panels)))
         for ax, (title, draw) in zip(axes, drawings, strict=False):
             draw(ax)
-            ax.set_title(title)
+            if title is not None:
+                ax.set_title(title)
             if top_label:
                 ax.set(xlabel="Confidence", ylabel="Accuracy")
         with open_output(path, overwrite, binary=True) as file:
