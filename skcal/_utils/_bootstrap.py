@@ -15,6 +15,7 @@ them and the coverage measured by simulation.
 # SPDX-License-Identifier: BSD-3-Clause
 
 import math
+from functools import cached_property
 
 import numpy as np
 
@@ -102,15 +103,60 @@ def calibration_error_interval(estimate, draws, null_draws, confidence_level):
     return _widened(low, max(high_star, estimate), draws)
 
 
-def resample_counts(n_samples, rng):
-    """How often each row is drawn in one bootstrap resample (float64).
+def generator_of(rng):
+    """A :class:`numpy.random.Generator` seeded from a ``RandomState``.
 
-    The counts of ``n_samples`` rows drawn uniformly with replacement: a
-    multinomial vector, drawn as the rows themselves (ten times faster than
-    ``rng.multinomial`` for a million rows).
+    The draws of the intervals come from a Generator (its integers and
+    uniforms cost 60% of ``RandomState``'s); seeding it from the caller's
+    ``random_state`` keeps results reproducible.
     """
-    rows = rng.randint(0, n_samples, size=n_samples)
-    return np.bincount(rows, minlength=n_samples).astype(np.float64)
+    return np.random.default_rng(rng.randint(0, 2**32, size=4, dtype=np.uint64))
+
+
+class Draws:
+    """One batch of random draws, shared by the replicates of every measure.
+
+    Both kinds are drawn when first asked for, then reused: by each measure
+    of a report, whose intervals each use only their own measure's
+    replicates (so that the dependence between measures does not matter).
+    Rows are exchangeable under both, so a measure may apply them to its
+    rows in any fixed order, e.g. sorted by prediction.
+
+    Parameters
+    ----------
+    generator : numpy.random.Generator
+        The source of randomness.
+    n_samples : int
+        Rows per replicate.
+    size : int
+        Replicates in the batch.
+
+    Attributes
+    ----------
+    counts : ndarray of shape (size, n_samples)
+        How often each row is drawn in each bootstrap resample: the counts
+        of ``n_samples`` rows drawn uniformly with replacement (multinomial),
+        drawn as the rows themselves (ten times faster than
+        ``multinomial``), as float64.
+    uniforms : ndarray of shape (size, n_samples)
+        Uniforms on [0, 1), from which calibrated outcomes are drawn
+        (``u < p`` is an outcome with probability ``p``).
+    """
+
+    def __init__(self, generator, n_samples, size):
+        self.generator, self.n_samples, self.size = generator, n_samples, size
+
+    @cached_property
+    def counts(self):
+        n, size = self.n_samples, self.size
+        rows = self.generator.integers(0, n, size=(size, n))
+        rows += np.arange(0, size * n, n)[:, None]
+        counts = np.bincount(rows.ravel(), minlength=size * n)
+        return counts.reshape(size, n).astype(np.float64)
+
+    @cached_property
+    def uniforms(self):
+        return self.generator.random((self.size, self.n_samples))
 
 
 def batch_size(n_samples, max_values=4_000_000):
@@ -118,42 +164,93 @@ def batch_size(n_samples, max_values=4_000_000):
     return max(1, min(100, max_values // max(n_samples, 1)))
 
 
-def draw_replicates(resample, relabel, n_bootstrap, rng, progress, *, batch=1):
-    """``n_bootstrap`` resampled statistics and as many calibrated draws.
+def draw_replicates(statistics, n_samples, n_bootstrap, generator, progress):
+    """Replicates of several statistics of the same rows, from shared draws.
 
     Parameters
     ----------
-    resample : callable
-        ``resample(rng, size)``: the statistic on ``size`` bootstrap
-        resamples (an array, or a tuple of arrays, of length ``size``).
-    relabel : callable or None
-        ``relabel(rng, size)``: the statistic on ``size`` sets of labels
-        drawn from the predictions (:class:`NullLabels`); None for a proper
-        score.
+    statistics : list of (callable, callable or None)
+        ``(resampled, relabeled)`` per statistic: ``resampled(draws)`` gives
+        the statistic on the bootstrap resamples of a :class:`Draws` (an
+        array, or a tuple of arrays, of length ``draws.size``) and
+        ``relabeled(draws)`` on outcomes drawn from the predictions (None
+        for a proper score).
+    n_samples : int
+        The number of rows.
     n_bootstrap : int
-        The number of each.
-    rng : numpy.random.RandomState
+        The number of each kind of replicate.
+    generator : numpy.random.Generator
         The source of randomness.
     progress : Progress
-        Counts one step per draw.
-    batch : int, default=1
-        The largest ``size`` asked for at once.
+        Counts one step per replicate.
 
     Returns
     -------
-    resampled : list
-        What ``resample`` returned, batch by batch.
-    null : ndarray of shape (n_bootstrap,) or None
+    replicates : list of (list, ndarray or None)
+        Per statistic, what ``resampled`` returned batch by batch, and the
+        ``n_bootstrap`` calibrated draws (None without ``relabeled``).
     """
-    resampled, null = [], []
+    resampled = [[] for _ in statistics]
+    null = [[] for _ in statistics]
+    batch = batch_size(n_samples)
     for start in range(0, n_bootstrap, batch):
-        size = min(batch, n_bootstrap - start)
-        resampled.append(resample(rng, size))
-        progress.update(size)
-        if relabel is not None:
-            null.append(np.asarray(relabel(rng, size), dtype=np.float64))
-            progress.update(size)
-    return resampled, (np.concatenate(null) if relabel is not None else None)
+        draws = Draws(generator, n_samples, min(batch, n_bootstrap - start))
+        for (resample, relabel), kept, kept_null in zip(
+            statistics, resampled, null, strict=True
+        ):
+            kept.append(resample(draws))
+            progress.update(draws.size)
+            if relabel is not None:
+                kept_null.append(np.asarray(relabel(draws), dtype=np.float64))
+                progress.update(draws.size)
+    return [
+        (kept, np.concatenate(kept_null) if relabel is not None else None)
+        for (_, relabel), kept, kept_null in zip(
+            statistics, resampled, null, strict=True
+        )
+    ]
+
+
+class SortedView:
+    """One binary view with its rows sorted by prediction, for replicates.
+
+    Under :class:`Draws` the rows are exchangeable, so the replicates of a
+    measure that works on sorted predictions (bins, cumulative sums, grid
+    cells) apply the draws to the sorted rows directly: no sort and no
+    gather per replicate.
+
+    Parameters
+    ----------
+    y, p, sample_weight : ndarray of shape (n_samples,)
+        0/1 outcomes (uint8), float64 predictions and weights (or None).
+
+    Attributes
+    ----------
+    order : ndarray of shape (n_samples,)
+        The permutation that sorts ``p``; ``y``, ``p`` and ``weight`` are
+        in that order.
+    total : float
+        The total weight.
+    """
+
+    def __init__(self, y, p, sample_weight):
+        self.order = np.argsort(p, kind="stable")
+        self.p = p[self.order]
+        self.y = y[self.order]
+        self.weight = None if sample_weight is None else sample_weight[self.order]
+        self.total = (
+            float(p.shape[0]) if sample_weight is None else float(self.weight.sum())
+        )
+
+    def weights(self, draws):
+        """The weights of the rows in each resample: counts times weights."""
+        if self.weight is None:
+            return draws.counts
+        return draws.counts * self.weight
+
+    def outcomes(self, draws):
+        """Outcomes drawn from the predictions (float64 0/1), one set per draw."""
+        return (draws.uniforms < self.p).astype(np.float64)
 
 
 class NullLabels:
@@ -179,9 +276,11 @@ class NullLabels:
         multiclass = len(self.views) > 1 and not data.binary
         self.cumulative = np.cumsum(data.y_prob, axis=1) if multiclass else None
 
-    def draw_classes(self, rng):
-        """A label per row, drawn from its probabilities (column indices)."""
-        u = rng.random_sample(self.data.y_prob.shape[0])
+    def draw_classes(self, u):
+        """A label per row, drawn from its probabilities (column indices).
+
+        ``u`` holds a uniform on [0, 1) per row.
+        """
         if self.data.binary:
             return u < self.data.y_prob
         # The first column whose cumulative probability exceeds u; rows that
@@ -190,12 +289,15 @@ class NullLabels:
             (u[:, None] >= self.cumulative).sum(axis=1), self.cumulative.shape[1] - 1
         )
 
-    def draw_views(self, rng):
-        """The views ``[(y, p), ...]`` of one draw of the labels."""
+    def draw_views(self, u):
+        """The views ``[(y, p), ...]`` of one draw of the labels.
+
+        ``u`` holds a uniform on [0, 1) per row.
+        """
         if len(self.views) == 1:
             ((_, p),) = self.views
-            return [((rng.random_sample(p.shape[0]) < p).view(np.uint8), p)]
-        y_true = self.draw_classes(rng)
+            return [((u < p).view(np.uint8), p)]
+        y_true = self.draw_classes(u)
         return list(binary_views(self.data._replace(y_true=y_true), self.reduction))
 
 
@@ -268,8 +370,33 @@ class Atoms:
         if n_atoms * _ROWS_PER_ATOM <= self.n_samples:
             counts = rng.multinomial(self.n_samples, self._p)
         else:
-            rows = rng.randint(0, self.n_samples, size=self.n_samples)
+            draw = rng.integers if hasattr(rng, "integers") else rng.randint
+            rows = draw(0, self.n_samples, size=self.n_samples)
             counts = np.bincount(self.inverse[rows], minlength=n_atoms)
+        return counts * self.weight
+
+    def resampled(self, draws):
+        """Total weight of each atom in each resample of a :class:`Draws` batch.
+
+        Multinomial atom counts from the batch's generator when there are
+        few atoms; the batch's row counts summed per atom otherwise.
+
+        Returns
+        -------
+        weights : ndarray of shape (draws.size, n_atoms)
+        """
+        n_atoms = self.key.shape[0]
+        if n_atoms * _ROWS_PER_ATOM <= self.n_samples:
+            counts = draws.generator.multinomial(
+                self.n_samples, self._p, size=draws.size
+            )
+        else:
+            counts = np.stack(
+                [
+                    np.bincount(self.inverse, weights=row, minlength=n_atoms)
+                    for row in draws.counts
+                ]
+            )
         return counts * self.weight
 
 

@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 
+from skcal._utils._bootstrap import SortedView
 from skcal._utils._ties import Ties
 
 # The constants of Proposition 4.1 of Rossellini et al. (2025): with
@@ -49,12 +50,23 @@ def residual_prefix_sums(ties, y, *, presorted=False):
     residual -= ties.sorted
     if ties.w_sorted is not None:
         residual *= ties.w_sorted
+    return prefix_sums_at(residual, ties.ends, ties.total_weight)
+
+
+def prefix_sums_at(residual, ends, total_weight):
+    """Cumulative sums of sorted weighted residuals at the ends of the tie groups.
+
+    ``residual`` (modified in place) holds ``w (y - p)`` in sorted order;
+    the sums are divided by ``total_weight`` (a float, or one per row of a
+    2-D ``residual``).
+    """
     np.cumsum(residual, axis=-1, out=residual)
-    if ties.n_groups < ties.sorted.shape[0]:
+    if ends.shape[0] < residual.shape[-1]:
         # `take` keeps rows contiguous (fancy indexing would not), and
         # reductions along them fast.
-        residual = residual.take(ties.ends, axis=-1)
-    residual /= ties.total_weight
+        residual = residual.take(ends, axis=-1)
+    total_weight = np.asarray(total_weight, dtype=np.float64)
+    residual /= total_weight[..., None] if total_weight.ndim else total_weight
     return residual
 
 
@@ -85,25 +97,51 @@ def cutoff_statistic(y, p, sample_weight, ties=None):
 class CutoffCore:
     """:func:`cutoff_statistic` as a measure core, sorting each view once.
 
-    Calling it is :func:`cutoff_statistic`; :meth:`prepare` sorts a view's
-    predictions once for the many resamples (new weights) and relabellings
-    (new outcomes) of an interval.
+    Calling it is :func:`cutoff_statistic`; :meth:`replicates` sorts a
+    view's predictions once for the many resamples (new weights) and
+    relabellings (new outcomes) of an interval.
     """
 
     def __call__(self, y, p, sample_weight):
         return cutoff_statistic(y, p, sample_weight)
 
     @staticmethod
-    def prepare(p):
-        """``measure(y, sample_weight)`` for the predictions ``p``."""
-        ties = Ties(p)
+    def replicates(y, p, sample_weight):
+        """The statistic of one view on :class:`~skcal._utils._bootstrap.Draws`."""
+        return _CutoffReplicates(SortedView(y, p, sample_weight))
 
-        def measure(y, sample_weight):
-            return float(
-                range_with_zero(residual_prefix_sums(ties.reweighted(sample_weight), y))
-            )
 
-        return measure
+class _CutoffReplicates:
+    """The cutoff statistic on resamples and calibrated draws of a sorted view.
+
+    A replicate is one cumulative sum of the weighted residuals in the
+    sorted order of the predictions, read at the ends of the tie groups.
+    """
+
+    def __init__(self, view):
+        self.view, self.order = view, view.order
+        p = view.p
+        self.ends = np.append(np.flatnonzero(p[1:] != p[:-1]), p.shape[0] - 1)
+        self.residual = view.y - p
+
+    def resampled(self, draws):
+        """The statistic of each bootstrap resample of the batch."""
+        weights = self.view.weights(draws)
+        totals = weights.sum(axis=1)
+        empty = ~(totals > 0)
+        totals[empty] = 1.0  # only rows of zero weight were drawn
+        residual = weights * self.residual  # the draws are shared: not in place
+        values = range_with_zero(prefix_sums_at(residual, self.ends, totals))
+        values[empty] = np.nan
+        return values
+
+    def relabeled(self, draws):
+        """The statistic of each set of outcomes drawn from the predictions."""
+        residual = self.view.outcomes(draws)
+        residual -= self.view.p
+        if self.view.weight is not None:
+            residual *= self.view.weight
+        return range_with_zero(prefix_sums_at(residual, self.ends, self.view.total))
 
 
 def null_statistics(ties, n_draws, rng):

@@ -18,7 +18,7 @@ from skcal._reduction import (
     resolve_reduction,
 )
 from skcal._utils._bins import STRATEGIES, BinSums, bin_sums, make_binning
-from skcal._utils._bootstrap import N_BOOTSTRAP, Atoms, percentile_band
+from skcal._utils._bootstrap import N_BOOTSTRAP, Atoms, SortedView, percentile_band
 from skcal._validation import DATA_CONSTRAINTS, check_calibration_inputs
 
 _COMMON_CONSTRAINTS = {
@@ -84,10 +84,9 @@ def _error_of_sums(sums, norm, debias):
 class _BinnedCore:
     """The binned calibration error of one binary view, ``measure(y, p, w)``.
 
-    :meth:`prepare` bins a view's predictions once for the resamples (new
-    weights) and relabellings (new outcomes) of an interval, when the bins
-    do not depend on the weights (a fixed number of equal-width bins): each
-    call is then three weighted counts per bin.
+    :meth:`replicates` bins a view's predictions once for the resamples
+    (new weights) and relabellings (new outcomes) of an interval, when the
+    bins do not depend on the weights (a fixed number of equal-width bins).
     """
 
     def __init__(self, **options):
@@ -96,8 +95,8 @@ class _BinnedCore:
     def __call__(self, y, p, sample_weight):
         return _binned_error_core(y, p, sample_weight, **self.options)
 
-    def prepare(self, p):
-        """``measure(y, sample_weight)`` for the predictions ``p``, or None.
+    def replicates(self, y, p, sample_weight):
+        """The error of one view on :class:`~skcal._utils._bootstrap.Draws`, or None.
 
         None when the bins depend on the weights (quantile bins, a number of
         bins from the sample size) or the debiasing needs per-bin moments.
@@ -105,23 +104,63 @@ class _BinnedCore:
         n_bins, strategy = self.options["n_bins"], self.options["strategy"]
         if strategy != "uniform" or self.options["debias"] or isinstance(n_bins, str):
             return None
-        binning = make_binning(p, None, n_bins, strategy)
-        bins = binning.assign(p)
-        ones = np.ones(p.shape[0])
+        return _BinnedReplicates(
+            SortedView(y, p, sample_weight), n_bins, self.options["norm"]
+        )
 
-        def measure(y, sample_weight):
-            w = ones if sample_weight is None else sample_weight
-            sums = BinSums(
-                *(
-                    np.bincount(bins, weights=values, minlength=binning.n_bins)
-                    for values in (w, w * p, w * y)
-                ),
-                None,
-                None,
-            )
-            return _error_of_sums(sums, self.options["norm"], False)
 
-        return measure
+class _BinnedReplicates:
+    """A binned error on resamples and calibrated draws of one sorted view.
+
+    The rows sorted by prediction fill each equal-width bin contiguously, so
+    a replicate's per-bin sums are sums over fixed segments
+    (``numpy.add.reduceat``) of its weights and outcomes.
+    """
+
+    def __init__(self, view, n_bins, norm):
+        self.view, self.norm = view, norm
+        bins = make_binning(view.p, None, n_bins, "uniform").assign(view.p)
+        self.starts = np.flatnonzero(np.diff(bins, prepend=-1))
+        self.order = view.order
+        self.weight_sums = self._sums(
+            np.ones(view.p.shape[0]) if view.weight is None else view.weight
+        )
+        self.prediction_sums = self._sums(view.p * self._weight(1.0))
+
+    def _weight(self, factor):
+        return factor if self.view.weight is None else factor * self.view.weight
+
+    def _sums(self, values):
+        return np.add.reduceat(values, self.starts, axis=-1)
+
+    def _errors(self, weight, sum_p, sum_y):
+        return np.array(
+            [
+                _error_of_sums(BinSums(*sums, None, None), self.norm, False)
+                if sums[0].any()
+                else np.nan  # only rows of zero weight were drawn
+                for sums in zip(weight, sum_p, sum_y, strict=True)
+            ]
+        )
+
+    def resampled(self, draws):
+        """The error of each bootstrap resample of the batch."""
+        weights = self.view.weights(draws)
+        return self._errors(
+            self._sums(weights),
+            self._sums(weights * self.view.p),
+            self._sums(weights * self.view.y),
+        )
+
+    def relabeled(self, draws):
+        """The error of each set of outcomes drawn from the predictions."""
+        outcomes = self._sums(self._weight(self.view.outcomes(draws)))
+        size = outcomes.shape[0]
+        return self._errors(
+            np.broadcast_to(self.weight_sums, outcomes.shape),
+            np.broadcast_to(self.prediction_sums, (size, self.starts.shape[0])),
+            outcomes,
+        )
 
 
 def binned_error_core(*, n_bins, strategy, norm, debias):

@@ -173,7 +173,7 @@ def _null_statistics(data, reduction, ties, n_bootstrap, rng):
     labels = NullLabels(data, reduction)
     null = np.empty(n_bootstrap)
     for b in range(n_bootstrap):
-        views = labels.draw_views(rng)
+        views = labels.draw_views(rng.random_sample(data.y_prob.shape[0]))
         null[b] = np.mean(
             [
                 float(range_with_zero(residual_prefix_sums(t, y)))

@@ -9,7 +9,6 @@ again, and the rules of :mod:`skcal._utils._bootstrap` make the intervals.
 
 # SPDX-License-Identifier: BSD-3-Clause
 
-import functools
 import math
 from numbers import Integral, Real
 
@@ -22,10 +21,9 @@ from skcal._reduction import resolve_reduction
 from skcal._utils._bootstrap import (
     N_BOOTSTRAP,
     NullLabels,
-    batch_size,
     calibration_error_interval,
     draw_replicates,
-    resample_counts,
+    generator_of,
     score_interval,
 )
 from skcal._utils._progress import VERBOSE_CONSTRAINT, Progress
@@ -48,56 +46,35 @@ METHODS = {
 }
 
 
-def _with_predictions(core, p, y, sample_weight):
-    return core(y, p, sample_weight)
-
-
-def _prepared(core, p):
-    """``measure(y, sample_weight)`` of a core on a view's predictions ``p``.
-
-    Resamples and relabellings keep each view's predictions, so a core that
-    can prepare them (sort or bin them once: ``core.prepare(p)`` not None)
-    is prepared; any other core is called with ``p`` each time.
-    """
-    prepare = getattr(core, "prepare", None)
-    measure = prepare(p) if prepare is not None else None
-    if measure is None:
-        return functools.partial(_with_predictions, core, p)
-    return measure
-
-
 class _ViewReplicates:
-    """A calibration error's core on the views of resampled or relabelled rows."""
+    """A calibration error's core on the views of resampled or relabelled rows.
+
+    For cores that cannot prepare a view (see :func:`_replicates`) and for
+    several views (``"classwise"``), whose labels are drawn jointly.
+    """
 
     def __init__(self, core, data, reduction):
+        self.core = core
         self.labels = NullLabels(data, reduction)
         self.weight = data.sample_weight
-        self.n = data.y_prob.shape[0]
-        self.measures = [_prepared(core, p) for _, p in self.labels.views]
 
     def _value(self, views, weight):
-        return float(
-            np.mean(
-                [
-                    measure(y, weight)
-                    for measure, (y, _) in zip(self.measures, views, strict=True)
-                ]
-            )
-        )
+        return float(np.mean([self.core(y, p, weight) for y, p in views]))
 
-    def resampled(self, rng, size):
-        values = np.full(size, math.nan)
-        for i in range(size):
-            weight = resample_counts(self.n, rng)
-            if self.weight is not None:
-                weight *= self.weight
+    def resampled(self, draws):
+        values = np.full(draws.size, math.nan)
+        for i, counts in enumerate(draws.counts):
+            weight = counts if self.weight is None else counts * self.weight
             if weight.any():  # else only rows of zero weight were drawn
                 values[i] = self._value(self.labels.views, weight)
         return values
 
-    def relabeled(self, rng, size):
+    def relabeled(self, draws):
         return np.array(
-            [self._value(self.labels.draw_views(rng), self.weight) for _ in range(size)]
+            [
+                self._value(self.labels.draw_views(u), self.weight)
+                for u in draws.uniforms
+            ]
         )
 
 
@@ -107,18 +84,12 @@ class _RowLossReplicates:
     def __init__(self, losses, weight):
         self.losses, self.weight = losses, weight
 
-    def resampled(self, rng, size):
-        values = np.full(size, math.nan)
-        n = self.losses.shape[0]
-        for i in range(size):
-            weight = resample_counts(n, rng)
-            if self.weight is None:  # counts of n draws: their total is n
-                values[i] = float(np.dot(weight, self.losses) / n)
-                continue
-            weight *= self.weight
-            total = weight.sum()
-            if total > 0:
-                values[i] = float(np.dot(weight, self.losses) / total)
+    def resampled(self, draws):
+        weights = draws.counts if self.weight is None else draws.counts * self.weight
+        totals = weights.sum(axis=1)
+        values = np.full(draws.size, math.nan)
+        drawn = totals > 0  # else only rows of zero weight were drawn
+        values[drawn] = (weights @ self.losses)[drawn] / totals[drawn]
         return values
 
 
@@ -128,13 +99,11 @@ class _EvaluatedReplicates:
     def __init__(self, measure, problem, options):
         self.measure, self.problem, self.options = measure, problem, options
 
-    def resampled(self, rng, size):
+    def resampled(self, draws):
         y_true, y_prob, classes, sample_weight, pos_label = self.problem
-        values = np.full(size, math.nan)
-        for i in range(size):
-            weight = resample_counts(y_true.shape[0], rng)
-            if sample_weight is not None:
-                weight *= sample_weight
+        values = np.full(draws.size, math.nan)
+        for i, counts in enumerate(draws.counts):
+            weight = counts if sample_weight is None else counts * sample_weight
             if weight.any():
                 values[i] = self.measure.evaluate(
                     y_true,
@@ -148,7 +117,12 @@ class _EvaluatedReplicates:
 
 
 def _replicates(measure, problem, options):
-    """The object that draws a measure's replicates, and whether it relabels."""
+    """The object that computes a measure's replicates, and whether it relabels.
+
+    A calibration error of one view whose core has ``replicates(y, p, w)``
+    (not None) evaluates the draws on arrays it prepared once (sorted,
+    binned); other cores are called on each replicate's weights or labels.
+    """
     y_true, y_prob, classes, sample_weight, pos_label = problem
     fast = measure.core is not None or (measure.row_losses is not None and not options)
     if not fast:
@@ -170,12 +144,15 @@ def _replicates(measure, problem, options):
     if measure.core is None:
         return _RowLossReplicates(measure.row_losses(data), data.sample_weight), False
     reduction = resolve_reduction(data, options.get("reduction", "auto"))
-    core_options = measure.core_options(options)
+    core = measure.core(**measure.core_options(options))
     views = NullLabels(data, reduction).views
-    if measure.replicates is not None and len(views) == 1:
+    prepare = getattr(core, "replicates", None)
+    if prepare is not None and len(views) == 1:
         ((y, p),) = views
-        return measure.replicates(y, p, data.sample_weight, **core_options), True
-    return _ViewReplicates(measure.core(**core_options), data, reduction), True
+        prepared = prepare(y, p, data.sample_weight)
+        if prepared is not None:
+            return prepared, True
+    return _ViewReplicates(core, data, reduction), True
 
 
 def measure_intervals(
@@ -190,6 +167,10 @@ def measure_intervals(
     options=None,
 ):
     """Intervals of several measures of the same predictions.
+
+    The measures share their random draws (:class:`~skcal._utils._bootstrap.
+    Draws`): each batch of resamples and of calibrated outcomes is drawn
+    once for all of them.
 
     Parameters
     ----------
@@ -218,30 +199,27 @@ def measure_intervals(
     """
     options = options or {}
     n = problem[0].shape[0]
-    relabels = {
-        name: measure.kind == "calibration_error" for name, measure in measures.items()
-    }
-    total = n_bootstrap * sum(2 if r else 1 for r in relabels.values())
-    intervals = {}
+    statistics = []
+    for name, measure in measures.items():
+        replicates, relabel = _replicates(measure, problem, options.get(name, {}))
+        statistics.append(
+            (replicates.resampled, replicates.relabeled if relabel else None)
+        )
+    total = n_bootstrap * sum(1 if r is None else 2 for _, r in statistics)
     with Progress(
         total, f"intervals: {n_bootstrap} resamples of {n} rows", verbose
     ) as progress:
-        for name, measure in measures.items():
-            replicates, relabel = _replicates(measure, problem, options.get(name, {}))
-            resampled, null = draw_replicates(
-                replicates.resampled,
-                replicates.relabeled if relabel else None,
-                n_bootstrap,
-                rng,
-                progress,
-                batch=batch_size(n),
-            )
-            draws = np.concatenate(resampled)
-            intervals[name] = (
-                calibration_error_interval(values[name], draws, null, confidence_level)
-                if relabel
-                else score_interval(values[name], draws, confidence_level)
-            )
+        replicates = draw_replicates(
+            statistics, n, n_bootstrap, generator_of(rng), progress
+        )
+    intervals = {}
+    for name, (resampled, null) in zip(measures, replicates, strict=True):
+        draws = np.concatenate(resampled)
+        intervals[name] = (
+            calibration_error_interval(values[name], draws, null, confidence_level)
+            if null is not None
+            else score_interval(values[name], draws, confidence_level)
+        )
     return intervals
 
 
@@ -416,7 +394,7 @@ def confidence_interval(
     >>> y_true = (rng.uniform(size=2000) < y_prob).astype(int)  # calibrated
     >>> result = confidence_interval(y_true, y_prob, random_state=0)
     >>> round(result.value, 3), result.low, round(result.high, 3)
-    (0.015, 0.0, 0.044)
+    (0.015, 0.0, 0.042)
 
     The interval of a calibrated model's ECE starts at 0. Events that are
     rarer than predicted (here with probability ``y_prob**2``) give one
@@ -425,7 +403,7 @@ def confidence_interval(
     >>> y_rarer = (rng.uniform(size=2000) < y_prob**2).astype(int)
     >>> result = confidence_interval(y_rarer, y_prob, random_state=0)
     >>> round(result.value, 3), round(result.low, 3), round(result.high, 3)
-    (0.166, 0.127, 0.182)
+    (0.166, 0.127, 0.181)
     """
     measure = (
         MEASURES_BY_NAME[metric]

@@ -34,7 +34,6 @@ from skcal.metrics._smooth_calibration import (
 from skcal.metrics._smooth_ece import (
     smooth_ece,
     smooth_ece_core,
-    smooth_ece_replicates,
 )
 
 KINDS = ("calibration_error", "proper_score")
@@ -73,13 +72,13 @@ class Measure(NamedTuple):
         one binary view, ``measure(y, p, sample_weight)``, for the options
         of ``function`` other than the data, ``reduction`` and ``return_*``
         (the intervals evaluate it on resamples without validating again).
+        A core may also have ``replicates(y, p, sample_weight)``: an object
+        whose ``resampled(draws)`` and ``relabeled(draws)`` give the measure
+        of a view on a batch of :class:`~skcal._utils._bootstrap.Draws`
+        from arrays prepared once (or None when it cannot prepare them).
     row_losses : callable or None
         For the proper scores, ``row_losses(data)``: each row's loss, whose
         mean is the score (of :class:`~skcal._validation.CalibrationData`).
-    replicates : callable or None
-        A faster way to draw the replicates of one binary view,
-        ``replicates(y, p, sample_weight, **options)``, with the methods
-        ``resampled(rng, size)`` and ``relabeled(rng, size)``.
     """
 
     name: str
@@ -92,7 +91,6 @@ class Measure(NamedTuple):
     takes_positive_column: bool = True
     core: Callable | None = None
     row_losses: Callable | None = None
-    replicates: Callable | None = None
 
     def evaluate(
         self, y_true, y_prob, *, classes, sample_weight=None, pos_label=None, **options
@@ -268,9 +266,7 @@ MEASURES = (
     _calibration_error(kernel_calibration_error, "kernel CE", kernel_error_core),
     _calibration_error(logit_smoothed_ece, "LS-ECE", logit_smoothed_core),
     _calibration_error(smooth_calibration_error, "smooth CE", smooth_error_core),
-    _calibration_error(smooth_ece, "SmoothECE", smooth_ece_core)._replace(
-        replicates=smooth_ece_replicates
-    ),
+    _calibration_error(smooth_ece, "SmoothECE", smooth_ece_core),
     Measure(
         name="brier_score_loss",
         function=brier_score_loss,

@@ -20,9 +20,10 @@ from skcal._reduction import (
 )
 from skcal._utils._bootstrap import (
     Atoms,
-    batch_size,
+    SortedView,
     calibration_error_interval,
     draw_replicates,
+    generator_of,
     percentile_band,
 )
 from skcal._utils._grid import CHANNELS, grid_cells, linear_binning
@@ -371,8 +372,9 @@ class SmoothEceReplicates:
     A resample draws the rows with replacement as multinomial counts of
     atoms (rows of equal grid cell, outcome and weight) and maps them to
     grid masses linearly; a calibrated draw replaces the outcomes by
-    Bernoulli draws with the predictions as probabilities, binned by the
-    same linear map of the rows. Both are binned on a grid of 64 nodes per
+    Bernoulli draws with the predictions as probabilities, whose grid masses
+    are sums over the fixed segments of rows that share a grid cell (the
+    rows sorted by prediction). Both are binned on a grid of 64 nodes per
     ``bandwidth`` (the full data's), coarser than the measure's own, and
     find their own fixed points on it, a batch at a time (see the Notes of
     :func:`smooth_reliability_curve`).
@@ -393,28 +395,24 @@ class SmoothEceReplicates:
     def __init__(self, y, p, sample_weight, *, sigma, eps, bandwidth):
         needed = math.ceil(_BOOTSTRAP_NODES_PER_SIGMA / (0.5 * bandwidth))
         self.n_intervals = fft.next_fast_len(max(needed, _MIN_NODES))
+        self.view = SortedView(y, p, sample_weight)
+        self.order = self.view.order
         self.atoms, self.to_grid = _resampling_map(
-            y, p, sample_weight, self.n_intervals
+            self.view.y, self.view.p, self.view.weight, self.n_intervals
         )
-        self.p = p
+        self.n_samples = p.shape[0]
         self.sigma, self.eps, self.bandwidth = sigma, eps, bandwidth
-        # Calibrated draws: each row's outcome weight goes to the two nodes
-        # around it; the residual and weight channels of the predictions
-        # themselves do not change between draws.
-        n, size = p.shape[0], self.n_intervals + 1
-        w = np.ones(n) if sample_weight is None else sample_weight
-        self.total = float(w.sum())
-        cell, offset = grid_cells(p, self.n_intervals)
-        rows = np.concatenate([cell, cell + 1])
-        values = np.concatenate([w * (1.0 - offset), w * offset])
-        columns = np.tile(np.arange(n), 2)
-        inside = rows < size  # a prediction of 1 has nothing above it
-        self.row_to_grid = sparse.csr_matrix(
-            (values[inside], (rows[inside], columns[inside])), shape=(size, n)
-        )
+        # Calibrated draws: the residual and weight channels of the
+        # predictions do not change between draws; each row's drawn outcome
+        # goes to the two nodes around it, with the shares of its offset.
+        cell, offset = grid_cells(self.view.p, self.n_intervals)
+        self.starts = np.flatnonzero(np.diff(cell, prepend=-1))
+        self.cells = cell[self.starts]
+        w = 1.0 if sample_weight is None else self.view.weight
+        self.shares = (w * (1.0 - offset), w * offset)
         self.prediction_masses = linear_binning(
             p,
-            np.zeros(n, dtype=np.uint8),
+            np.zeros(self.n_samples, dtype=np.uint8),
             sample_weight,
             self.n_intervals,
             ("residual", "weight"),
@@ -428,19 +426,22 @@ class SmoothEceReplicates:
         value = _bandwidth(smoother, self.sigma, self.eps, guess=self.bandwidth)[1]
         return np.atleast_1d(value), smoother
 
-    def resampled(self, rng, size, n_points=None):
-        """The SmoothECE of ``size`` resamples (NaN for one of zero weight).
+    def resampled(self, draws, n_points=None):
+        """The SmoothECE of the bootstrap resamples of a batch of draws.
 
-        With ``n_points``, also their smoothed event rates at ``bandwidth``
-        on ``linspace(0, 1, n_points)`` (NaN where there is no density).
+        NaN for a resample of zero weight. With ``n_points``, also their
+        smoothed event rates at ``bandwidth`` on ``linspace(0, 1, n_points)``
+        (NaN where there is no density).
 
         Returns
         -------
-        values : ndarray of shape (size,)
-        curves : ndarray of shape (size, n_points), only with ``n_points``
+        values : ndarray of shape (draws.size,)
+        curves : ndarray of shape (draws.size, n_points), only with ``n_points``
         """
-        weights = np.stack([self.atoms.resample(rng) for _ in range(size)])
-        masses = (self.to_grid @ weights.T).T.reshape(size, 3, self.n_intervals + 1)
+        weights = self.atoms.resampled(draws)
+        masses = (self.to_grid @ weights.T).T.reshape(
+            draws.size, 3, self.n_intervals + 1
+        )
         totals = weights.sum(axis=1)
         empty = ~(totals > 0)
         totals[empty] = 1.0  # only rows of zero weight were drawn
@@ -452,21 +453,24 @@ class SmoothEceReplicates:
         curves[empty] = np.nan
         return values, curves
 
-    def relabeled(self, rng, size):
-        """The SmoothECE of ``size`` draws of outcomes from the predictions.
+    def relabeled(self, draws):
+        """The SmoothECE of the batch's sets of outcomes drawn from the predictions.
 
         Returns
         -------
-        values : ndarray of shape (size,)
+        values : ndarray of shape (draws.size,)
         """
-        n = self.p.shape[0]
-        outcomes = (rng.random_sample((size, n)) < self.p).astype(np.float64)
-        outcome = (self.row_to_grid @ outcomes.T).T
-        masses = np.empty((size, 3, self.n_intervals + 1))
-        masses[:, 0] = self.prediction_masses[0] - outcome
+        outcomes = self.view.outcomes(draws)
+        outcome = np.zeros((draws.size, self.n_intervals + 2))
+        for shift, share in enumerate(self.shares):
+            outcome[:, self.cells + shift] += np.add.reduceat(
+                outcomes * share, self.starts, axis=1
+            )
+        masses = np.empty((draws.size, 3, self.n_intervals + 1))
+        masses[:, 0] = self.prediction_masses[0] - outcome[:, :-1]
         masses[:, 1] = self.prediction_masses[1]
-        masses[:, 2] = outcome
-        return self._values(masses, np.full(size, self.total))[0]
+        masses[:, 2] = outcome[:, :-1]
+        return self._values(masses, np.full(draws.size, self.view.total))[0]
 
 
 def smooth_ece_replicates(y, p, sample_weight, *, sigma, eps):
@@ -480,22 +484,39 @@ def smooth_ece_replicates(y, p, sample_weight, *, sigma, eps):
     )
 
 
-def smooth_ece_core(*, sigma, eps, bandwidths=None):
+class _SmoothEceCore:
     """The SmoothECE of one binary view, ``measure(y, p, w)``.
 
-    The bandwidth of each call is appended to ``bandwidths`` when given.
+    The bandwidth of each call is appended to ``bandwidths`` when given;
+    :meth:`replicates` gives the view's :class:`SmoothEceReplicates`.
     """
 
-    def measure(y, p, w):
+    def __init__(self, sigma, eps, bandwidths):
+        self.sigma, self.eps, self.bandwidths = sigma, eps, bandwidths
+
+    def __call__(self, y, p, w):
         smoother = _ReflectedGaussianSmoother.from_samples(
-            p, y, w, eps if isinstance(sigma, str) else sigma, ("residual",)
+            p,
+            y,
+            w,
+            self.eps if isinstance(self.sigma, str) else self.sigma,
+            ("residual",),
         )
-        used, value = _bandwidth(smoother, sigma, eps)
-        if bandwidths is not None:
-            bandwidths.append(used)
+        used, value = _bandwidth(smoother, self.sigma, self.eps)
+        if self.bandwidths is not None:
+            self.bandwidths.append(used)
         return value
 
-    return measure
+    def replicates(self, y, p, sample_weight):
+        """:func:`smooth_ece_replicates` of the view."""
+        return smooth_ece_replicates(
+            y, p, sample_weight, sigma=self.sigma, eps=self.eps
+        )
+
+
+def smooth_ece_core(*, sigma, eps, bandwidths=None):
+    """The SmoothECE of one binary view, ``measure(y, p, w)``."""
+    return _SmoothEceCore(sigma, eps, bandwidths)
 
 
 @validate_params(
@@ -664,17 +685,21 @@ def _band_and_interval(
     replicates, curve, *, n_bootstrap, confidence_level, rng, verbose
 ):
     """The band of a curve and the interval of its SmoothECE, from replicates."""
-    n, n_points = replicates.p.shape[0], curve.grid.shape[0]
+    n, n_points = replicates.n_samples, curve.grid.shape[0]
     with Progress(
         2 * n_bootstrap, f"SmoothECE: {n_bootstrap} resamples of {n} rows", verbose
     ) as progress:
-        resampled, null = draw_replicates(
-            lambda rng, size: replicates.resampled(rng, size, n_points),
-            replicates.relabeled,
+        ((resampled, null),) = draw_replicates(
+            [
+                (
+                    lambda draws: replicates.resampled(draws, n_points),
+                    replicates.relabeled,
+                )
+            ],
+            n,
             n_bootstrap,
-            rng,
+            generator_of(rng),
             progress,
-            batch=batch_size(n),
         )
     values = np.concatenate([v for v, _ in resampled])
     low, high = percentile_band(

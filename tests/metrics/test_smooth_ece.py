@@ -12,6 +12,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 from scipy.optimize import brentq, linprog
 
 from skcal._param_validation import InvalidParameterError
+from skcal._utils._bootstrap import generator_of
 from skcal.metrics import smooth_ece, smooth_reliability_curve
 from tests.metrics._reference import plugin_ece, ref_views
 from tests.metrics._strategies import binary_data as _binary_data
@@ -815,7 +816,8 @@ def test_smooth_band_is_the_percentiles_of_resampled_rows(global_random_seed, si
     Giving each group's count to one of its rows as a sample weight
     reproduces a replicate; the band is the pointwise percentiles of those
     replicates' curves at the full data's bandwidth. The calibrated draws
-    follow the resamples (one batch): outcomes drawn from the predictions.
+    follow the resamples (one batch, from a generator seeded by the random
+    state): outcomes drawn from the predictions.
     The interval combines the percentiles of both SmoothECEs.
     """
     rng = np.random.RandomState(global_random_seed)
@@ -833,18 +835,20 @@ def test_smooth_band_is_the_percentiles_of_resampled_rows(global_random_seed, si
     )
     group, sizes = _row_groups(y_prob, y_true)
     first = np.unique(group, return_index=True)[1]
-    replay = np.random.RandomState(global_random_seed)
+    replay = generator_of(np.random.RandomState(global_random_seed))
     curves, values = [], []
-    for _ in range(n_bootstrap):
+    for counts in replay.multinomial(n, sizes / n, size=n_bootstrap):
         weight = np.zeros(n)
-        weight[first] = replay.multinomial(n, sizes / n)
+        weight[first] = counts
         replicate = smooth_reliability_curve(
             y_true, y_prob, sample_weight=weight, sigma=result.sigma, n_points=51
         )
         curves.append(replicate.calibration)
         values.append(smooth_ece(y_true, y_prob, sample_weight=weight, sigma=sigma))
-    outcomes = (replay.random_sample((n_bootstrap, n)) < y_prob).astype(int)
-    null = [smooth_ece(drawn, y_prob, sigma=sigma) for drawn in outcomes]
+    # Outcomes are drawn for the rows in the sorted order of the predictions.
+    ordered = np.sort(y_prob, kind="stable")
+    outcomes = (replay.random((n_bootstrap, n)) < ordered).astype(int)
+    null = [smooth_ece(drawn, ordered, sigma=sigma) for drawn in outcomes]
     curves, values = np.array(curves), np.array(values)
     tail = 50.0 * (1.0 - level)
     low, high = np.nanpercentile(curves, [tail, 100.0 - tail], axis=0)

@@ -18,6 +18,7 @@ from sklearn.model_selection import (
 )
 from sklearn.naive_bayes import GaussianNB
 
+from skcal._utils._bootstrap import generator_of
 from skcal.calibration import IsotonicRecalibrator, RecalibratedClassifierCV
 from skcal.discovery import all_measures
 from skcal.metrics import expected_calibration_error
@@ -226,7 +227,8 @@ def test_bootstrap_interval_by_hand(global_random_seed):
 
     A proper score gets the percentiles of its resampled values; a
     calibration error those and the percentile of its value on outcomes
-    drawn from the pooled predictions (drawn after the resamples).
+    drawn from the pooled predictions (drawn after the resamples). The
+    measures share the draws.
     """
     rng = np.random.RandomState(global_random_seed)
     X, y = _data(rng, n=80)
@@ -242,10 +244,13 @@ def test_bootstrap_interval_by_hand(global_random_seed):
         confidence_level=0.9,
         random_state=global_random_seed,
     )
-    replay = np.random.RandomState(global_random_seed)
     p = result.y_prob[:, 1]
-    # Each resample draws 80 rows with replacement (their multinomial counts).
-    counts = [np.bincount(replay.randint(0, 80, 80), minlength=80) for _ in range(50)]
+    # One batch of draws serves both measures, from a generator seeded by the
+    # random state: 80 rows drawn with replacement per resample (their
+    # counts), then a uniform per row for the outcomes drawn from p.
+    replay = generator_of(np.random.RandomState(global_random_seed))
+    counts = [np.bincount(r, minlength=80) for r in replay.integers(0, 80, (50, 80))]
+    uniforms = replay.random((50, 80))
     draws = np.array([brier_score_loss(y, p, sample_weight=c * w) for c in counts])
     value = result.value["brier_score_loss"]
     low, high = np.percentile(draws, [5, 95])
@@ -254,14 +259,13 @@ def test_bootstrap_interval_by_hand(global_random_seed):
         [min(low, value), max(high, value)],
         rtol=1e-10,
     )
-    # Each resample draws 80 rows with replacement (their multinomial counts).
-    counts = [np.bincount(replay.randint(0, 80, 80), minlength=80) for _ in range(50)]
+    # The ECE applies them to its rows sorted by prediction.
+    order = np.argsort(p, kind="stable")
+    y, p, w = y[order], p[order], w[order]
     draws = [expected_calibration_error(y, p, sample_weight=c * w) for c in counts]
     null = [
-        expected_calibration_error(
-            (replay.random_sample(80) < p).astype(int), p, sample_weight=w
-        )
-        for _ in range(50)
+        expected_calibration_error((u < p).astype(int), p, sample_weight=w)
+        for u in uniforms
     ]
     value = result.value["expected_calibration_error"]
     low_star, high_star = np.percentile(draws, [5, 95])
