@@ -148,11 +148,11 @@ class Draws:
 
     @cached_property
     def counts(self):
-        n, size = self.n_samples, self.size
-        rows = self.generator.integers(0, n, size=(size, n))
-        rows += np.arange(0, size * n, n)[:, None]
-        counts = np.bincount(rows.ravel(), minlength=size * n)
-        return counts.reshape(size, n).astype(np.float64)
+        n = self.n_samples
+        counts = np.empty((self.size, n))
+        for row in counts:  # one count array at a time stays in cache
+            row[:] = np.bincount(self.generator.integers(0, n, size=n), minlength=n)
+        return counts
 
     @cached_property
     def uniforms(self):
@@ -223,18 +223,21 @@ class SortedView:
     ----------
     y, p, sample_weight : ndarray of shape (n_samples,)
         0/1 outcomes (uint8), float64 predictions and weights (or None).
+    order : ndarray of shape (n_samples,), default=None
+        Another order of the rows (one that sorts ``p`` by groups, e.g.
+        :attr:`Atoms.order`); by default the stable sort of ``p``.
 
     Attributes
     ----------
     order : ndarray of shape (n_samples,)
-        The permutation that sorts ``p``; ``y``, ``p`` and ``weight`` are
-        in that order.
+        The order of the rows; ``y``, ``p`` and ``weight`` are in that
+        order.
     total : float
         The total weight.
     """
 
-    def __init__(self, y, p, sample_weight):
-        self.order = np.argsort(p, kind="stable")
+    def __init__(self, y, p, sample_weight, order=None):
+        self.order = np.argsort(p, kind="stable") if order is None else order
         self.p = p[self.order]
         self.y = y[self.order]
         self.weight = None if sample_weight is None else sample_weight[self.order]
@@ -375,29 +378,23 @@ class Atoms:
             counts = np.bincount(self.inverse[rows], minlength=n_atoms)
         return counts * self.weight
 
+    @cached_property
+    def order(self):
+        """A permutation of the rows that makes each atom a contiguous segment."""
+        return np.argsort(self.inverse, kind="stable")
+
     def resampled(self, draws):
         """Total weight of each atom in each resample of a :class:`Draws` batch.
 
-        Multinomial atom counts from the batch's generator when there are
-        few atoms; the batch's row counts summed per atom otherwise.
+        The batch's row counts, applied to the rows in :attr:`order` (they
+        are exchangeable), summed over each atom's segment.
 
         Returns
         -------
         weights : ndarray of shape (draws.size, n_atoms)
         """
-        n_atoms = self.key.shape[0]
-        if n_atoms * _ROWS_PER_ATOM <= self.n_samples:
-            counts = draws.generator.multinomial(
-                self.n_samples, self._p, size=draws.size
-            )
-        else:
-            counts = np.stack(
-                [
-                    np.bincount(self.inverse, weights=row, minlength=n_atoms)
-                    for row in draws.counts
-                ]
-            )
-        return counts * self.weight
+        starts = np.cumsum(self.n_rows) - self.n_rows
+        return np.add.reduceat(draws.counts, starts, axis=1) * self.weight
 
 
 def percentile_band(draws, confidence_level):

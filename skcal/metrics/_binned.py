@@ -17,7 +17,7 @@ from skcal._reduction import (
     reduce_measure,
     resolve_reduction,
 )
-from skcal._utils._bins import STRATEGIES, BinSums, bin_sums, make_binning
+from skcal._utils._bins import STRATEGIES, bin_sums, make_binning
 from skcal._utils._bootstrap import N_BOOTSTRAP, Atoms, SortedView, percentile_band
 from skcal._validation import DATA_CONSTRAINTS, check_calibration_inputs
 
@@ -56,29 +56,42 @@ def _error_of_sums(sums, norm, debias):
     fraction = weight / weight.sum()
     rate = sums.sum_y[nonempty] / weight
     gap = sums.sum_p[nonempty] / weight - rate
+    if not debias:
+        return _norm_of_gaps(fraction, gap, norm)
+    # Kumar et al. (2019): subtract the variance of the bin's event rate,
+    # ybar (1 - ybar) / (n_eff - 1) from the squared gap (the L2 error);
+    # bins with fewer than two rows give 0.
+    squared = gap**2
+    count = sums.count[nonempty]
+    n_eff = sums.n_effective[nonempty]
+    # A bin whose weight sits on one row (n_eff = 1 to rounding) is a
+    # single observation, whatever the count of negligible weights.
+    enough = (count >= 2) & (n_eff - 1.0 > 1e-9)
+    correction = np.zeros_like(squared)
+    correction[enough] = rate[enough] * (1.0 - rate[enough]) / (n_eff[enough] - 1.0)
+    total = np.dot(fraction, np.where(enough, squared - correction, 0.0))
+    # A difference within rounding of the terms it subtracts is 0: its
+    # square root would turn 1e-17 of noise into 3e-9.
+    scale = np.dot(fraction, np.where(enough, squared + correction, 0.0))
+    if total <= 16 * np.finfo(np.float64).eps * scale:
+        return 0.0
+    return float(np.sqrt(total))
+
+
+def _error_of_gap_sums(weight, gap_sums, norm):
+    """The binned calibration error of per-bin weights and sums of ``w (p - y)``."""
+    nonempty = weight > 0
+    weight = weight[nonempty]
+    return _norm_of_gaps(weight / weight.sum(), gap_sums[nonempty] / weight, norm)
+
+
+def _norm_of_gaps(fraction, gap, norm):
+    """The L1, L2 or max norm of the per-bin gaps, bins weighted by ``fraction``."""
     if norm == "l1":
         return float(np.dot(fraction, np.abs(gap)))
     if norm == "max":
         return float(np.max(np.abs(gap)))
-    squared = gap**2
-    if debias:
-        # Kumar et al. (2019): subtract the variance of the bin's event rate,
-        # ybar (1 - ybar) / (n_eff - 1); bins with fewer than two rows give 0.
-        count = sums.count[nonempty]
-        n_eff = sums.n_effective[nonempty]
-        # A bin whose weight sits on one row (n_eff = 1 to rounding) is a
-        # single observation, whatever the count of negligible weights.
-        enough = (count >= 2) & (n_eff - 1.0 > 1e-9)
-        correction = np.zeros_like(squared)
-        correction[enough] = rate[enough] * (1.0 - rate[enough]) / (n_eff[enough] - 1.0)
-        total = np.dot(fraction, np.where(enough, squared - correction, 0.0))
-        # A difference within rounding of the terms it subtracts is 0: its
-        # square root would turn 1e-17 of noise into 3e-9.
-        scale = np.dot(fraction, np.where(enough, squared + correction, 0.0))
-        if total <= 16 * np.finfo(np.float64).eps * scale:
-            return 0.0
-        return float(np.sqrt(total))
-    return float(np.sqrt(np.dot(fraction, squared)))
+    return float(np.sqrt(np.dot(fraction, gap**2)))
 
 
 class _BinnedCore:
@@ -113,54 +126,45 @@ class _BinnedReplicates:
     """A binned error on resamples and calibrated draws of one sorted view.
 
     The rows sorted by prediction fill each equal-width bin contiguously, so
-    a replicate's per-bin sums are sums over fixed segments
-    (``numpy.add.reduceat``) of its weights and outcomes.
+    a replicate's per-bin weights and residual sums ``sum w (p - y)`` are
+    sums over fixed segments (``numpy.add.reduceat``); without debiasing,
+    the error depends on nothing else.
     """
 
     def __init__(self, view, n_bins, norm):
-        self.view, self.norm = view, norm
+        self.view, self.norm, self.order = view, norm, view.order
         bins = make_binning(view.p, None, n_bins, "uniform").assign(view.p)
         self.starts = np.flatnonzero(np.diff(bins, prepend=-1))
-        self.order = view.order
-        self.weight_sums = self._sums(
-            np.ones(view.p.shape[0]) if view.weight is None else view.weight
-        )
-        self.prediction_sums = self._sums(view.p * self._weight(1.0))
-
-    def _weight(self, factor):
-        return factor if self.view.weight is None else factor * self.view.weight
+        self.residual = view.p - view.y
+        w = np.ones(view.p.shape[0]) if view.weight is None else view.weight
+        self.weight_sums = self._sums(w)
+        self.prediction_sums = self._sums(w * view.p)
 
     def _sums(self, values):
         return np.add.reduceat(values, self.starts, axis=-1)
 
-    def _errors(self, weight, sum_p, sum_y):
+    def _errors(self, weights, gap_sums):
         return np.array(
             [
-                _error_of_sums(BinSums(*sums, None, None), self.norm, False)
-                if sums[0].any()
+                _error_of_gap_sums(weight, gaps, self.norm)
+                if weight.any()
                 else np.nan  # only rows of zero weight were drawn
-                for sums in zip(weight, sum_p, sum_y, strict=True)
+                for weight, gaps in zip(weights, gap_sums, strict=True)
             ]
         )
 
     def resampled(self, draws):
         """The error of each bootstrap resample of the batch."""
         weights = self.view.weights(draws)
-        return self._errors(
-            self._sums(weights),
-            self._sums(weights * self.view.p),
-            self._sums(weights * self.view.y),
-        )
+        return self._errors(self._sums(weights), self._sums(weights * self.residual))
 
     def relabeled(self, draws):
         """The error of each set of outcomes drawn from the predictions."""
-        outcomes = self._sums(self._weight(self.view.outcomes(draws)))
-        size = outcomes.shape[0]
-        return self._errors(
-            np.broadcast_to(self.weight_sums, outcomes.shape),
-            np.broadcast_to(self.prediction_sums, (size, self.starts.shape[0])),
-            outcomes,
-        )
+        outcomes = self.view.outcomes(draws)
+        if self.view.weight is not None:
+            outcomes *= self.view.weight
+        gap_sums = self.prediction_sums - self._sums(outcomes)
+        return self._errors(np.broadcast_to(self.weight_sums, gap_sums.shape), gap_sums)
 
 
 def binned_error_core(*, n_bins, strategy, norm, debias):

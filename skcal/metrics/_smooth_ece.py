@@ -369,12 +369,12 @@ def _resampling_map(y, p, sample_weight, n_intervals):
 class SmoothEceReplicates:
     """The SmoothECE of one view on bootstrap resamples and calibrated draws.
 
-    A resample draws the rows with replacement as multinomial counts of
-    atoms (rows of equal grid cell, outcome and weight) and maps them to
-    grid masses linearly; a calibrated draw replaces the outcomes by
-    Bernoulli draws with the predictions as probabilities, whose grid masses
-    are sums over the fixed segments of rows that share a grid cell (the
-    rows sorted by prediction). Both are binned on a grid of 64 nodes per
+    A resample draws the rows with replacement, whose counts summed by atom
+    (rows of equal grid cell, outcome and weight) map linearly to grid
+    masses; a calibrated draw replaces the outcomes by Bernoulli draws with
+    the predictions as probabilities, whose grid masses are sums over the
+    segments of rows that share a grid cell. The rows are ordered by atom,
+    so that both are sums over fixed segments. Both are binned on a grid of 64 nodes per
     ``bandwidth`` (the full data's), coarser than the measure's own, and
     find their own fixed points on it, a batch at a time (see the Notes of
     :func:`smooth_reliability_curve`).
@@ -395,11 +395,13 @@ class SmoothEceReplicates:
     def __init__(self, y, p, sample_weight, *, sigma, eps, bandwidth):
         needed = math.ceil(_BOOTSTRAP_NODES_PER_SIGMA / (0.5 * bandwidth))
         self.n_intervals = fft.next_fast_len(max(needed, _MIN_NODES))
-        self.view = SortedView(y, p, sample_weight)
-        self.order = self.view.order
         self.atoms, self.to_grid = _resampling_map(
-            self.view.y, self.view.p, self.view.weight, self.n_intervals
+            y, p, sample_weight, self.n_intervals
         )
+        # The rows grouped by atom (so sorted by grid cell): a resample's atom
+        # counts and a calibrated draw's cell sums are sums over segments.
+        self.view = SortedView(y, p, sample_weight, order=self.atoms.order)
+        self.order = self.view.order
         self.n_samples = p.shape[0]
         self.sigma, self.eps, self.bandwidth = sigma, eps, bandwidth
         # Calibrated draws: the residual and weight channels of the

@@ -811,8 +811,9 @@ def test_smooth_band_is_the_percentiles_of_resampled_rows(global_random_seed, si
 
     With predictions on a few distinct values, the rows that share a
     prediction and an outcome are identical, and a resample of the rows is
-    their multinomial counts (drawn in the order of the prediction, then the
-    outcome: the groups the Notes of ``smooth_reliability_curve`` describe).
+    the number of draws in each such group (the groups the Notes of
+    ``smooth_reliability_curve`` describe, ordered by prediction, then
+    outcome).
     Giving each group's count to one of its rows as a sample weight
     reproduces a replicate; the band is the pointwise percentiles of those
     replicates' curves at the full data's bandwidth. The calibrated draws
@@ -836,17 +837,22 @@ def test_smooth_band_is_the_percentiles_of_resampled_rows(global_random_seed, si
     group, sizes = _row_groups(y_prob, y_true)
     first = np.unique(group, return_index=True)[1]
     replay = generator_of(np.random.RandomState(global_random_seed))
+    # The rows are drawn with replacement and taken in the order of their
+    # groups: a group's count is the number of draws in its segment.
+    order = np.argsort(group, kind="stable")
+    counts = [
+        np.bincount(replay.integers(0, n, n), minlength=n) for _ in range(n_bootstrap)
+    ]
     curves, values = [], []
-    for counts in replay.multinomial(n, sizes / n, size=n_bootstrap):
+    for drawn in counts:
         weight = np.zeros(n)
-        weight[first] = counts
+        weight[first] = np.add.reduceat(drawn, np.cumsum(sizes) - sizes)
         replicate = smooth_reliability_curve(
             y_true, y_prob, sample_weight=weight, sigma=result.sigma, n_points=51
         )
         curves.append(replicate.calibration)
         values.append(smooth_ece(y_true, y_prob, sample_weight=weight, sigma=sigma))
-    # Outcomes are drawn for the rows in the sorted order of the predictions.
-    ordered = np.sort(y_prob, kind="stable")
+    ordered = y_prob[order]
     outcomes = (replay.random((n_bootstrap, n)) < ordered).astype(int)
     null = [smooth_ece(drawn, ordered, sigma=sigma) for drawn in outcomes]
     curves, values = np.array(curves), np.array(values)
