@@ -6,7 +6,12 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
-from skcal._reduction import binary_views, reduce_measure, resolve_reduction
+from skcal._reduction import (
+    binary_views,
+    reduce_measure,
+    resolve_reduction,
+    row_argmax,
+)
 from skcal._validation import check_calibration_inputs
 from skcal.metrics import expected_calibration_error
 
@@ -150,3 +155,23 @@ def test_pos_label_selects_the_multiclass_view():
     expected = expected_calibration_error(Y == "c", PROB[:, 2], n_bins=4)
     assert_allclose(got, expected)
     assert got != expected_calibration_error(Y, PROB, n_bins=4)
+
+
+def test_row_argmax_of_read_only_views_leaves_the_input_intact():
+    """Check the argmax of validated matrices against numpy's, input untouched.
+
+    The validated matrix is a read-only view; the argmax reads the caller's
+    array when that is writeable and the same memory, and the view
+    otherwise (a read-only input, a strided slice).
+    """
+    rng = np.random.RandomState(0)
+    matrix = rng.dirichlet(np.ones(5), size=300)
+    matrix[:10] = 0.2  # ties go to the first column
+    frozen = matrix.copy()
+    frozen.flags.writeable = False
+    for given in (matrix, frozen, np.asfortranarray(matrix), matrix[::2]):
+        copy = given.copy()
+        data = check_calibration_inputs(rng.randint(0, 5, given.shape[0]), given)
+        assert not data.y_prob.flags.writeable
+        assert_array_equal(row_argmax(data.y_prob), np.argmax(copy, axis=1))
+        assert_array_equal(given, copy)
