@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 from scipy.optimize import minimize_scalar
-from scipy.special import softmax
+from scipy.special import expit, softmax
 
 from skcal._docstrings import fill_doc
 from skcal._param_validation import StrOptions
@@ -46,24 +46,53 @@ def _log_loss_beta(logits, y, sample_weight):
     e^{\\beta z_{ik}} - \\beta z_{i y_i}]` is convex in :math:`\\beta`, with
     :math:`f' = \\mathrm{mean}_i\\,[E_{s_i} z_i - z_{i y_i}]` and
     :math:`f'' = \\mathrm{mean}_i \\operatorname{Var}_{s_i} z_i`, where
-    :math:`s_i` is the softmax of :math:`\\beta z_i`. Newton steps are kept
-    inside a bracket of the minimum, in :math:`[e^{-20}, e^{20}]`, and replaced
-    by a geometric bisection of the bracket when they leave it: each step
-    costs one pass of exponentials, and a handful of steps suffice.
+    :math:`s_i` is the softmax of :math:`\\beta z_i`. With two classes and
+    :math:`d_i = z_{i1} - z_{i0}`, they are :math:`\\mathrm{mean}_i\\,
+    (\\sigma(\\beta d_i) - y_i) d_i` and :math:`\\mathrm{mean}_i\\,
+    \\sigma(1 - \\sigma) d_i^2`: one exponential per row instead of two and
+    a softmax. See :func:`_newton_on_beta` for the search.
     """
     w = np.ones(y.shape[0]) if sample_weight is None else sample_weight
     w = w / w.sum()
+    if logits.shape[1] == 2:
+        d = logits[:, 1] - logits[:, 0]
+        wd = w * d
+        target = float(np.dot(wd, y == 1))
+        wd2 = wd * d
+
+        def derivatives(beta):
+            s = expit(beta * d)
+            return float(np.dot(wd, s)) - target, float(np.dot(wd2, s * (1.0 - s)))
+
+        return _newton_on_beta(derivatives)
     # Shift each row by its maximum: softmax and the derivatives are unchanged.
     z = logits - logits.max(axis=1, keepdims=True)
     z_true = np.take_along_axis(z, y[:, None], axis=1)[:, 0]
-    lo, hi = math.exp(-_LOG_BETA_BOUND), math.exp(_LOG_BETA_BOUND)
-    beta = 1.0
-    for _ in range(_MAX_NEWTON):
+    z2 = z * z
+
+    def derivatives(beta):
         s = np.exp(beta * z)
         s /= s.sum(axis=1, keepdims=True)
         mean_z = np.einsum("ij,ij->i", s, z)
         gradient = float(np.dot(w, mean_z - z_true))
-        curvature = float(np.dot(w, np.einsum("ij,ij->i", s, z * z) - mean_z**2))
+        return gradient, float(np.dot(w, np.einsum("ij,ij->i", s, z2) - mean_z**2))
+
+    return _newton_on_beta(derivatives)
+
+
+def _newton_on_beta(derivatives):
+    """The root of a convex loss's gradient in :math:`\\beta`, by safeguarded Newton.
+
+    ``derivatives(beta)`` gives the gradient and the curvature. Newton steps
+    are kept inside a bracket of the minimum, in :math:`[e^{-20}, e^{20}]`,
+    and replaced by a geometric bisection of the bracket when they leave
+    it: each step costs one pass of exponentials, and a handful of steps
+    suffice.
+    """
+    lo, hi = math.exp(-_LOG_BETA_BOUND), math.exp(_LOG_BETA_BOUND)
+    beta = 1.0
+    for _ in range(_MAX_NEWTON):
+        gradient, curvature = derivatives(beta)
         if gradient > 0:
             hi = beta
         else:

@@ -15,6 +15,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.naive_bayes import GaussianNB
 
 from skcal.calibration import TemperatureRecalibrator
+from skcal.calibration._temperature import _log_loss_beta
 
 LOSSES = ["log", "brier"]
 
@@ -269,3 +270,22 @@ def test_brier_loss_finds_the_global_minimum():
     grid = [np.mean((expit(z / t) - y) ** 2) for t in np.logspace(-4, 2, 200)]
     assert brier <= min(grid) + 1e-9
     assert brier < 0.34
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_binary_newton_equals_the_softmax_newton(global_random_seed, weighted):
+    """Check the two-class shortcut against the K-class computation.
+
+    With two classes the log loss's derivatives are those of a logistic
+    model in the logit difference; a third class whose logits are so low
+    that its probability underflows to 0 sends the same problem through the
+    softmax path, which must find the same inverse temperature.
+    """
+    rng = np.random.RandomState(global_random_seed)
+    logits = rng.normal(scale=2.0, size=(500, 2))
+    y = (rng.uniform(size=500) < softmax(1.7 * logits, axis=1)[:, 1]).astype(int)
+    w = rng.uniform(0.2, 3.0, size=500) if weighted else None
+    padded = np.column_stack([logits, np.full(500, -1e4)])
+    assert_allclose(
+        _log_loss_beta(logits, y, w), _log_loss_beta(padded, y, w), rtol=1e-10
+    )
