@@ -390,6 +390,28 @@ def _check_labels(labels, name="labels"):
     return lab
 
 
+def _distinct_labels(y):
+    """The sorted distinct labels and the index of each label among them.
+
+    ``np.unique(y, return_inverse=True)``, in O(n) by counting for integer
+    labels whose range is at most a few times their number.
+    """
+    if y.dtype.kind in "biu":
+        low, high = int(y.min()), int(y.max())
+        if high - low <= 4 * y.shape[0]:
+            shifted = y.astype(np.intp) - low
+            present = np.bincount(shifted) > 0
+            index = np.cumsum(present) - 1
+            classes = (np.flatnonzero(present) + low).astype(y.dtype)
+            return classes, index[shifted]
+    try:
+        return np.unique(y, return_inverse=True)
+    except TypeError as exc:
+        raise TypeError(
+            f"y mixes labels of types that cannot be compared: {exc}"
+        ) from exc
+
+
 def _encode(y, classes, arg_name="y_true"):
     """Map labels to their index in ``classes`` (any order); reject unknown labels."""
     order = np.argsort(classes, kind="stable")
@@ -747,16 +769,11 @@ def check_recalibration_target(y, classes=None):
         raise ValueError("y is empty (0 samples): at least one is needed.")
     check_classification_targets(y)
     if classes is None:
-        try:
-            classes = np.unique(y)
-        except TypeError as exc:
-            raise TypeError(
-                f"y mixes labels of types that cannot be compared: {exc}"
-            ) from exc
+        classes, y_index = _distinct_labels(y)
     else:
         classes = np.asarray(classes)
-    y_index = _encode(y, classes, arg_name="y")
-    if np.unique(y_index).shape[0] < 2:
+        y_index = _encode(y, classes, arg_name="y")
+    if y_index.min() == y_index.max():  # one class: cheaper than np.unique
         raise ValueError(
             f"y holds one class only ({y[0]!r}): a recalibrator needs samples of "
             "at least two classes."

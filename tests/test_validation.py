@@ -26,6 +26,7 @@ from skcal._param_validation import (
 )
 from skcal._validation import (
     CalibrationData,
+    _distinct_labels,
     check_calibration_inputs,
     check_fitted_classifier,
     check_recalibration_target,
@@ -1286,3 +1287,23 @@ def test_cv_object_constraint_rejects(cv):
     """Check that the cv_object constraint refuses other values."""
     with pytest.raises(InvalidParameterError, match="'cv' parameter of f"):
         validate_parameter_constraints({"cv": ["cv_object"]}, {"cv": cv}, "f")
+
+
+@pytest.mark.parametrize(
+    "y",
+    [
+        np.array([3, 1, 3, 7, -2]),
+        np.array([True, False, True]),
+        np.array([255, 0, 255], dtype=np.uint8),
+        np.array([0, 5_000_000_000]),  # a range too wide to count
+        np.array(["b", "a", "b"]),
+        np.array([2.5, 1.0, 2.5]),
+    ],
+)
+def test_distinct_labels_equal_numpy_unique(y):
+    """Check the counting path of the recalibrators' labels against np.unique."""
+    classes, index = _distinct_labels(y)
+    expected_classes, expected_index = np.unique(y, return_inverse=True)
+    assert_array_equal(classes, expected_classes)
+    assert classes.dtype == expected_classes.dtype
+    assert_array_equal(index, expected_index)
