@@ -1,0 +1,80 @@
+"""Top-label ECE on (n, K) probability matrices against a textbook computation.
+
+For 1e6 x 10 and 1e5 x 1000 softmax matrices, float64 and float32, times
+:func:`skcal.metrics.expected_calibration_error` (validation included) and a
+textbook top-label ECE written with numpy (row max, argmax, 15 equal-width
+bins by ``bincount``) in interleaved pairs, and prints, ratio first, the
+median times of ``--repeat`` pairs, skcal's peak of traced memory divided by
+the input's bytes (``tracemalloc``), and the difference of the two values.
+
+Run as ``python benchmarks/bench_top_label_speed.py [--repeat R]`` (a minute).
+"""
+
+# SPDX-License-Identifier: BSD-3-Clause
+
+import argparse
+import time
+import tracemalloc
+
+import numpy as np
+
+from skcal.metrics import expected_calibration_error
+
+N_BINS = 15
+
+
+def textbook(y, p):
+    """Top-label ECE: confidence, correctness, equal-width bins."""
+    confidence = p.max(axis=1)
+    correct = p.argmax(axis=1) == y
+    bins = np.minimum((confidence * N_BINS).astype(np.intp), N_BINS - 1)
+    sum_p = np.bincount(bins, weights=confidence, minlength=N_BINS)
+    sum_y = np.bincount(bins, weights=correct, minlength=N_BINS)
+    return float(np.abs(sum_p - sum_y).sum() / y.shape[0])
+
+
+def _seconds(function):
+    start = time.perf_counter()
+    function()
+    return time.perf_counter() - start
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    rng = np.random.default_rng(0)
+    print(
+        f"{'ratio':>6s} {'n x K':>12s} {'dtype':>8s} {'skcal ms':>9s} "
+        f"{'textbook ms':>11s} {'peak/input':>10s} {'difference':>10s}"
+    )
+    for n, k in [(1_000_000, 10), (100_000, 1000)]:
+        logits = 2.0 * rng.normal(size=(n, k))
+        p = np.exp(logits - logits.max(axis=1, keepdims=True))
+        p /= p.sum(axis=1, keepdims=True)
+        del logits
+        y = rng.integers(0, k, size=n)
+        for dtype in (np.float64, np.float32):
+            q = p.astype(dtype)
+            pairs = [
+                (
+                    _seconds(lambda q=q, y=y: expected_calibration_error(y, q)),
+                    _seconds(lambda q=q, y=y: textbook(y, q)),
+                )
+                for _ in range(args.repeat)
+            ]
+            ours, theirs = np.median(pairs, axis=0)
+            tracemalloc.start()
+            value = expected_calibration_error(y, q)
+            peak = tracemalloc.get_traced_memory()[1]
+            tracemalloc.stop()
+            print(
+                f"{ours / theirs:6.2f} {f'{n}x{k}':>12s} {np.dtype(dtype).name:>8s} "
+                f"{1000 * ours:9.1f} {1000 * theirs:11.1f} {peak / q.nbytes:10.2f} "
+                f"{value - textbook(y, q):10.1e}",
+                flush=True,
+            )
+
+
+if __name__ == "__main__":
+    main()
