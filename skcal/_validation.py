@@ -239,8 +239,12 @@ def check_sample_weight(sample_weight, n_samples):
     return w
 
 
-def _unique_labels(y):
-    """Sorted distinct values of a 1-D label array, O(n) for numeric binary labels."""
+def _unique_labels(y, name="y_true"):
+    """Sorted distinct values of a 1-D label array.
+
+    O(n) for numeric labels of two values, and by counting for integer
+    labels whose range is at most a few times their number.
+    """
     if y.dtype.kind == "b":
         has_true = bool(y.any())
         has_false = not bool(y.all())
@@ -255,11 +259,14 @@ def _unique_labels(y):
             np.count_nonzero(y == lo) + np.count_nonzero(y == hi) == y.shape[0]
         ):
             return np.array([lo, hi], dtype=y.dtype)
+        if y.dtype.kind in "iu" and int(hi) - int(lo) <= 4 * y.shape[0]:
+            present = np.flatnonzero(np.bincount(y.astype(np.intp) - int(lo)))
+            return (present + int(lo)).astype(y.dtype)
     try:
         return np.unique(y)
     except TypeError as exc:
         raise TypeError(
-            f"y_true mixes labels of types that cannot be compared: {exc}"
+            f"{name} mixes labels of types that cannot be compared: {exc}"
         ) from exc
 
 
@@ -388,28 +395,6 @@ def _check_labels(labels, name="labels"):
             "class must appear once."
         )
     return lab
-
-
-def _distinct_labels(y):
-    """The sorted distinct labels and the index of each label among them.
-
-    ``np.unique(y, return_inverse=True)``, in O(n) by counting for integer
-    labels whose range is at most a few times their number.
-    """
-    if y.dtype.kind in "biu":
-        low, high = int(y.min()), int(y.max())
-        if high - low <= 4 * y.shape[0]:
-            shifted = y.astype(np.intp) - low
-            present = np.bincount(shifted) > 0
-            index = np.cumsum(present) - 1
-            classes = (np.flatnonzero(present) + low).astype(y.dtype)
-            return classes, index[shifted]
-    try:
-        return np.unique(y, return_inverse=True)
-    except TypeError as exc:
-        raise TypeError(
-            f"y mixes labels of types that cannot be compared: {exc}"
-        ) from exc
 
 
 def _encode(y, classes, arg_name="y_true"):
@@ -768,11 +753,8 @@ def check_recalibration_target(y, classes=None):
     if y.shape[0] == 0:
         raise ValueError("y is empty (0 samples): at least one is needed.")
     check_classification_targets(y)
-    if classes is None:
-        classes, y_index = _distinct_labels(y)
-    else:
-        classes = np.asarray(classes)
-        y_index = _encode(y, classes, arg_name="y")
+    classes = _unique_labels(y, "y") if classes is None else np.asarray(classes)
+    y_index = _encode(y, classes, arg_name="y")
     if y_index.min() == y_index.max():  # one class: cheaper than np.unique
         raise ValueError(
             f"y holds one class only ({y[0]!r}): a recalibrator needs samples of "
@@ -792,7 +774,8 @@ def check_recalibration_weights(sample_weight, y_index):
     sample_weight : ndarray of shape (n_samples,) or None
     """
     w = check_sample_weight(sample_weight, y_index.shape[0])
-    if w is not None and np.unique(y_index[w > 0]).shape[0] < 2:
+    kept = None if w is None else y_index[w > 0]
+    if kept is not None and (kept.shape[0] == 0 or kept.min() == kept.max()):
         raise ValueError(
             "sample_weight is zero for every sample but those of one class: a "
             "recalibrator needs samples of at least two classes."

@@ -26,7 +26,8 @@ from skcal._param_validation import (
 )
 from skcal._validation import (
     CalibrationData,
-    _distinct_labels,
+    _encode,
+    _unique_labels,
     check_calibration_inputs,
     check_fitted_classifier,
     check_recalibration_target,
@@ -1300,9 +1301,10 @@ def test_cv_object_constraint_rejects(cv):
         np.array([2.5, 1.0, 2.5]),
     ],
 )
-def test_distinct_labels_equal_numpy_unique(y):
-    """Check the counting path of the recalibrators' labels against np.unique."""
-    classes, index = _distinct_labels(y)
+def test_unique_labels_equal_numpy_unique(y):
+    """Check the shortcuts to the distinct labels and their indices."""
+    classes = _unique_labels(y)
+    index = _encode(y, classes)
     expected_classes, expected_index = np.unique(y, return_inverse=True)
     assert_array_equal(classes, expected_classes)
     assert classes.dtype == expected_classes.dtype

@@ -373,8 +373,7 @@ class Atoms:
         if n_atoms * _ROWS_PER_ATOM <= self.n_samples:
             counts = rng.multinomial(self.n_samples, self._p)
         else:
-            draw = rng.integers if hasattr(rng, "integers") else rng.randint
-            rows = draw(0, self.n_samples, size=self.n_samples)
+            rows = rng.randint(0, self.n_samples, size=self.n_samples)
             counts = np.bincount(self.inverse[rows], minlength=n_atoms)
         return counts * self.weight
 

@@ -46,6 +46,15 @@ METHODS = {
 }
 
 
+def _resample_weights(draws, sample_weight):
+    """``(i, weights)`` of each resample of a batch that drew a row of positive
+    weight (the others keep their NaN)."""
+    for i, counts in enumerate(draws.counts):
+        weight = counts if sample_weight is None else counts * sample_weight
+        if weight.any():
+            yield i, weight
+
+
 class _ViewReplicates:
     """A calibration error's core on the views of resampled or relabelled rows.
 
@@ -63,10 +72,8 @@ class _ViewReplicates:
 
     def resampled(self, draws):
         values = np.full(draws.size, math.nan)
-        for i, counts in enumerate(draws.counts):
-            weight = counts if self.weight is None else counts * self.weight
-            if weight.any():  # else only rows of zero weight were drawn
-                values[i] = self._value(self.labels.views, weight)
+        for i, weight in _resample_weights(draws, self.weight):
+            values[i] = self._value(self.labels.views, weight)
         return values
 
     def relabeled(self, draws):
@@ -102,17 +109,15 @@ class _EvaluatedReplicates:
     def resampled(self, draws):
         y_true, y_prob, classes, sample_weight, pos_label = self.problem
         values = np.full(draws.size, math.nan)
-        for i, counts in enumerate(draws.counts):
-            weight = counts if sample_weight is None else counts * sample_weight
-            if weight.any():
-                values[i] = self.measure.evaluate(
-                    y_true,
-                    y_prob,
-                    classes=classes,
-                    sample_weight=weight,
-                    pos_label=pos_label,
-                    **self.options,
-                )
+        for i, weight in _resample_weights(draws, sample_weight):
+            values[i] = self.measure.evaluate(
+                y_true,
+                y_prob,
+                classes=classes,
+                sample_weight=weight,
+                pos_label=pos_label,
+                **self.options,
+            )
         return values
 
 
