@@ -10,6 +10,13 @@ is touched, so LaTeX braces and percent signs need no escaping.
 import re
 import textwrap
 
+# Shared with the Displays, which fill their own templates.
+BOOTSTRAP_JOBS_DOC = """\
+n_jobs : int or None, default=None
+    Threads drawing the bootstrap's batches of resamples at once. None
+    means 1 unless in a :func:`joblib.parallel_config` context; -1 means
+    all processors. The result does not depend on it."""
+
 _SHARED = {
     "y_true": """\
 y_true : array-like of shape (n_samples,)
@@ -61,6 +68,7 @@ verbose : "auto" or bool, default="auto"
     terminal once the work has taken a second, and never elsewhere;
     ``True`` always (one line per tenth of the work when not on a
     terminal); ``False`` never.""",
+    "n_jobs_bootstrap": BOOTSTRAP_JOBS_DOC,
     "return_per_class": """\
 return_per_class : bool, default=False
     With ``reduction="classwise"``, return the value of every class

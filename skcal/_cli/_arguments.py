@@ -188,7 +188,34 @@ def _add_demo(commands):
         action="store_true",
         help="tiny settings (3 folds, 10 resamples), for a smoke test",
     )
+    _add_jobs(demo)
     _add_quiet(demo)
+
+
+def jobs(text):
+    """An argparse type: a number of threads, at least 1, or -1 for all processors.
+
+    Examples
+    --------
+    >>> jobs("2"), jobs("-1")
+    (2, -1)
+    """
+    value = integer(-1)(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError("0 threads: give at least 1, or -1 for all")
+    return value
+
+
+def _add_jobs(command):
+    """``--n-jobs``, shared by both commands."""
+    command.add_argument(
+        "--n-jobs",
+        metavar="N",
+        type=jobs,
+        default=-1,
+        help="threads drawing the bootstrap resamples, -1 for all processors "
+        "(default: -1; the results do not depend on it)",
+    )
 
 
 def _add_quiet(command):
@@ -331,6 +358,7 @@ def _add_report_options(report):
         "decompression (a guard against compressed bombs; default: half the "
         f"memory, {format_bytes(default_max_bytes())})",
     )
+    _add_jobs(report)
     _add_quiet(report)
 
 

@@ -54,12 +54,13 @@ MEAN_REPLACEMENT = "MeanReplacementRecalibrator"
 
 
 class Settings(NamedTuple):
-    """The demo's sizes: resamples, evaluation folds, recalibration folds."""
+    """The demo's sizes: resamples, evaluation folds, recalibration folds, threads."""
 
     n_bootstrap: int
     n_folds: int
     inner_folds: int
     verbose: object
+    n_jobs: int
 
 
 def _settings(args):
@@ -72,6 +73,7 @@ def _settings(args):
         n_folds=args.cv if args.cv is not None else (3 if quick else 5),
         inner_folds=3 if quick else 5,
         verbose=verbosity(args),
+        n_jobs=args.n_jobs,
     )
 
 
@@ -143,6 +145,7 @@ def _cross_validate(models, X, y, folds, settings, total):
                 metrics=DEMO_METRICS,
                 n_bootstrap=settings.n_bootstrap,
                 random_state=0,
+                n_jobs=settings.n_jobs,
                 verbose=False,
             )
     return results
@@ -326,7 +329,11 @@ def _write_files(tables, prefix, results, grid, settings, overwrite):
         for name, r in results.items()
     }
     return write_diagrams(
-        panels, prefix, n_bootstrap=settings.n_bootstrap, overwrite=overwrite
+        panels,
+        prefix,
+        n_bootstrap=settings.n_bootstrap,
+        n_jobs=settings.n_jobs,
+        overwrite=overwrite,
     )
 
 

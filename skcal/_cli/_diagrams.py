@@ -26,7 +26,7 @@ def diagram_paths(prefix):
     ]
 
 
-def _draw_reliability(ax, panel, n_bootstrap, verbose):
+def _draw_reliability(ax, panel, n_bootstrap, n_jobs, verbose):
     """A smooth reliability diagram; ``panel = (y_true, y_prob, classes, weights)``."""
     from skcal.plotting import SmoothReliabilityDisplay
 
@@ -38,6 +38,7 @@ def _draw_reliability(ax, panel, n_bootstrap, verbose):
         labels=classes,
         n_bootstrap=n_bootstrap,
         random_state=0,  # a reproducible band
+        n_jobs=n_jobs,
         verbose=verbose,
         ax=ax,
     )
@@ -82,7 +83,7 @@ def _figure(n_panels):
     return figure, axes
 
 
-def _drawings(panels, n_bootstrap, binned, verbose):
+def _drawings(panels, n_bootstrap, n_jobs, binned, verbose):
     """``[(title, draw(ax)), ...]`` of each file, in the order of the paths.
 
     With one set of predictions, its title goes to the figure (see
@@ -94,7 +95,9 @@ def _drawings(panels, n_bootstrap, binned, verbose):
         reliability.append(
             (
                 "smooth" if one else title,
-                lambda ax, p=panel: _draw_reliability(ax, p, n_bootstrap, verbose),
+                lambda ax, p=panel: _draw_reliability(
+                    ax, p, n_bootstrap, n_jobs, verbose
+                ),
             )
         )
         if binned is not None:
@@ -115,6 +118,7 @@ def write_diagrams(
     prefix,
     *,
     n_bootstrap=100,
+    n_jobs=None,
     overwrite=False,
     binned=None,
     top_label=False,
@@ -133,6 +137,8 @@ def write_diagrams(
         The start of each file's path, e.g. ``"out/preds-"``.
     n_bootstrap : int, default=100
         The bootstrap resamples of the reliability diagram's band.
+    n_jobs : int or None, default=None
+        Threads drawing them.
     overwrite : bool, default=False
         Whether existing files may be replaced.
     binned : dict, default=None
@@ -151,7 +157,7 @@ def write_diagrams(
     """
     paths = diagram_paths(prefix)
     for path, drawings in zip(
-        paths, _drawings(panels, n_bootstrap, binned, verbose), strict=True
+        paths, _drawings(panels, n_bootstrap, n_jobs, binned, verbose), strict=True
     ):
         figure, axes = _figure(len(drawings))
         if len(panels) == 1:

@@ -92,6 +92,7 @@ def _intervals(problem, measures, values, args):
         rng=np.random.RandomState(args.random_state),
         verbose=verbosity(args),
         options=_options(args, measures),
+        n_jobs=args.n_jobs,
     )
 
 
@@ -139,6 +140,7 @@ def _write(outputs, problem, values, intervals, bins, args, src):
             {src.stem: panel},
             prefix,
             n_bootstrap=args.n_bootstrap,
+            n_jobs=args.n_jobs,
             overwrite=args.overwrite,
             binned={"n_bins": args.n_bins, "strategy": args.strategy},
             top_label=problem.top_label,

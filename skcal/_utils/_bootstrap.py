@@ -18,6 +18,7 @@ import math
 from functools import cached_property
 
 import numpy as np
+from joblib import Parallel, delayed
 
 from skcal._reduction import binary_views
 
@@ -103,14 +104,21 @@ def calibration_error_interval(estimate, draws, null_draws, confidence_level):
     return _widened(low, max(high_star, estimate), draws)
 
 
-def generator_of(rng):
-    """A :class:`numpy.random.Generator` seeded from a ``RandomState``.
+def seed_of(rng):
+    """A :class:`numpy.random.SeedSequence` drawn from a ``RandomState``.
 
-    The draws of the intervals come from a Generator (its integers and
-    uniforms cost 60% of ``RandomState``'s); seeding it from the caller's
-    ``random_state`` keeps results reproducible.
+    The draws of the intervals come from Generators (their integers and
+    uniforms cost 60% of ``RandomState``'s), one per batch of replicates,
+    spawned from this seed: seeding it from the caller's ``random_state``
+    keeps results reproducible, and the same whatever the number of
+    threads that draw the batches.
     """
-    return np.random.default_rng(rng.randint(0, 2**32, size=4, dtype=np.uint64))
+    return np.random.SeedSequence(rng.randint(0, 2**32, size=4, dtype=np.uint64))
+
+
+def generator_of(rng):
+    """A :class:`numpy.random.Generator` seeded from a ``RandomState``."""
+    return np.random.default_rng(seed_of(rng))
 
 
 class Draws:
@@ -164,8 +172,25 @@ def batch_size(n_samples, max_values=4_000_000):
     return max(1, min(100, max_values // max(n_samples, 1)))
 
 
-def draw_replicates(statistics, n_samples, n_bootstrap, generator, progress):
+def _batch_replicates(statistics, draws):
+    """``[(resampled, relabeled or None), ...]`` of each statistic on one batch."""
+    return [
+        (
+            resample(draws),
+            None if relabel is None else np.asarray(relabel(draws), dtype=np.float64),
+        )
+        for resample, relabel in statistics
+    ]
+
+
+def draw_replicates(statistics, n_samples, n_bootstrap, seed, progress, n_jobs=None):
     """Replicates of several statistics of the same rows, from shared draws.
+
+    The replicates come in batches (:func:`batch_size`); each batch is one
+    :class:`Draws`, from its own Generator spawned from ``seed``, shared by
+    every statistic. Batches are independent, so ``n_jobs`` threads draw
+    them at once (numpy releases the GIL in the arithmetic), and the
+    results do not depend on ``n_jobs``.
 
     Parameters
     ----------
@@ -174,15 +199,19 @@ def draw_replicates(statistics, n_samples, n_bootstrap, generator, progress):
         the statistic on the bootstrap resamples of a :class:`Draws` (an
         array, or a tuple of arrays, of length ``draws.size``) and
         ``relabeled(draws)`` on outcomes drawn from the predictions (None
-        for a proper score).
+        for a proper score). Both must be safe to call from several threads
+        at once (they only read what they share).
     n_samples : int
         The number of rows.
     n_bootstrap : int
         The number of each kind of replicate.
-    generator : numpy.random.Generator
-        The source of randomness.
+    seed : numpy.random.SeedSequence
+        The source of randomness (:func:`seed_of`).
     progress : Progress
         Counts one step per replicate.
+    n_jobs : int or None, default=None
+        Threads drawing batches at once: None means 1 unless in a
+        :func:`joblib.parallel_config` context, -1 means all processors.
 
     Returns
     -------
@@ -190,21 +219,27 @@ def draw_replicates(statistics, n_samples, n_bootstrap, generator, progress):
         Per statistic, what ``resampled`` returned batch by batch, and the
         ``n_bootstrap`` calibrated draws (None without ``relabeled``).
     """
+    batch = batch_size(n_samples)
+    sizes = [min(batch, n_bootstrap - start) for start in range(0, n_bootstrap, batch)]
+    steps = sum(1 if relabel is None else 2 for _, relabel in statistics)
+    tasks = (
+        delayed(_batch_replicates)(
+            statistics, Draws(np.random.default_rng(child), n_samples, size)
+        )
+        for child, size in zip(seed.spawn(len(sizes)), sizes, strict=True)
+    )
     resampled = [[] for _ in statistics]
     null = [[] for _ in statistics]
-    batch = batch_size(n_samples)
-    for start in range(0, n_bootstrap, batch):
-        draws = Draws(generator, n_samples, min(batch, n_bootstrap - start))
-        for (resample, relabel), kept, kept_null in zip(
-            statistics, resampled, null, strict=True
+    batches = Parallel(n_jobs=n_jobs, require="sharedmem", return_as="generator")(tasks)
+    for size, results in zip(sizes, batches, strict=True):
+        for (values, null_values), kept, kept_null in zip(
+            results, resampled, null, strict=True
         ):
-            kept.append(resample(draws))
-            progress.update(draws.size)
-            if relabel is not None:
-                kept_null.append(np.asarray(relabel(draws), dtype=np.float64))
-                progress.update(draws.size)
+            kept.append(values)
+            kept_null.append(null_values)
+        progress.update(steps * size)
     return [
-        (kept, np.concatenate(kept_null) if relabel is not None else None)
+        (kept, None if relabel is None else np.concatenate(kept_null))
         for (_, relabel), kept, kept_null in zip(
             statistics, resampled, null, strict=True
         )

@@ -23,8 +23,8 @@ from skcal._utils._bootstrap import (
     NullLabels,
     calibration_error_interval,
     draw_replicates,
-    generator_of,
     score_interval,
+    seed_of,
 )
 from skcal._utils._progress import VERBOSE_CONSTRAINT, Progress
 from skcal._validation import DATA_CONSTRAINTS, check_calibration_inputs
@@ -170,6 +170,7 @@ def measure_intervals(
     rng,
     verbose="auto",
     options=None,
+    n_jobs=None,
 ):
     """Intervals of several measures of the same predictions.
 
@@ -196,6 +197,8 @@ def measure_intervals(
         Progress (see :mod:`skcal._utils._progress`).
     options : dict, default=None
         ``{name: options of that measure}``.
+    n_jobs : int or None, default=None
+        Threads drawing batches of replicates at once.
 
     Returns
     -------
@@ -215,7 +218,7 @@ def measure_intervals(
         total, f"intervals: {n_bootstrap} resamples of {n} rows", verbose
     ) as progress:
         replicates = draw_replicates(
-            statistics, n, n_bootstrap, generator_of(rng), progress
+            statistics, n, n_bootstrap, seed_of(rng), progress, n_jobs
         )
     intervals = {}
     for name, (resampled, null) in zip(measures, replicates, strict=True):
@@ -254,6 +257,7 @@ def problem_of(data):
         "n_bootstrap": [Interval(Integral, 1, None, closed="left")],
         "confidence_level": [Interval(Real, 0, 1, closed="neither")],
         "random_state": ["random_state"],
+        "n_jobs": [Integral, None],
         "verbose": VERBOSE_CONSTRAINT,
     },
     # The measure checks metric_params, the user's options, itself.
@@ -272,6 +276,7 @@ def confidence_interval(
     n_bootstrap=N_BOOTSTRAP,
     confidence_level=0.95,
     random_state=None,
+    n_jobs=None,
     verbose="auto",
 ):
     r"""A measure of calibration with a confidence interval for its population value.
@@ -306,6 +311,7 @@ def confidence_interval(
     random_state : int, RandomState instance or None, default=None
         Seeds the draws. Pass an int for reproducible output across
         multiple function calls.
+    %(n_jobs_bootstrap)s
     %(verbose)s
 
     Returns
@@ -436,6 +442,7 @@ def confidence_interval(
         rng=check_random_state(random_state),
         verbose=verbose,
         options={measure.name: options},
+        n_jobs=n_jobs,
     ).values()
     return Bunch(
         value=value,

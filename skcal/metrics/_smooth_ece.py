@@ -23,8 +23,8 @@ from skcal._utils._bootstrap import (
     SortedView,
     calibration_error_interval,
     draw_replicates,
-    generator_of,
     percentile_band,
+    seed_of,
 )
 from skcal._utils._grid import CHANNELS, grid_cells, linear_binning
 from skcal._utils._progress import VERBOSE_CONSTRAINT, Progress
@@ -684,7 +684,7 @@ def smooth_ece(
 
 
 def _band_and_interval(
-    replicates, curve, *, n_bootstrap, confidence_level, rng, verbose
+    replicates, curve, *, n_bootstrap, confidence_level, rng, verbose, n_jobs
 ):
     """The band of a curve and the interval of its SmoothECE, from replicates."""
     n, n_points = replicates.n_samples, curve.grid.shape[0]
@@ -700,8 +700,9 @@ def _band_and_interval(
             ],
             n,
             n_bootstrap,
-            generator_of(rng),
+            seed_of(rng),
             progress,
+            n_jobs,
         )
     values = np.concatenate([v for v, _ in resampled])
     low, high = percentile_band(
@@ -723,6 +724,7 @@ def _band_and_interval(
         "n_bootstrap": [Interval(Integral, 0, None, closed="left")],
         "confidence_level": [Interval(Real, 0, 1, closed="neither")],
         "random_state": ["random_state"],
+        "n_jobs": [Integral, None],
         "reduction": [StrOptions({"auto", "positive", "top_label"})],
         "verbose": VERBOSE_CONSTRAINT,
     },
@@ -742,6 +744,7 @@ def smooth_reliability_curve(
     n_bootstrap=0,
     confidence_level=0.95,
     random_state=None,
+    n_jobs=None,
     reduction="auto",
     verbose="auto",
 ):
@@ -781,6 +784,7 @@ def smooth_reliability_curve(
     random_state : int, RandomState instance or None, default=None
         Seeds the bootstrap. Pass an int for reproducible output across
         multiple function calls.
+    %(n_jobs_bootstrap)s
     reduction : {"auto", "positive", "top_label"}, default="auto"
         ``"positive"``: the probability of ``pos_label``; ``"top_label"``:
         the confidence against the correctness of the argmax; ``"auto"`` is
@@ -962,6 +966,7 @@ def smooth_reliability_curve(
                 confidence_level=confidence_level,
                 rng=check_random_state(random_state),
                 verbose=verbose,
+                n_jobs=n_jobs,
             )
         )
     return result

@@ -326,7 +326,10 @@ def cross_val_calibration(
     confidence_level : float, default=0.95
         The level of the intervals.
     n_jobs : int or None, default=None
-        Number of folds fitted in parallel.
+        Number of folds fitted in parallel, and of threads drawing the
+        bootstrap's batches of resamples (the result does not depend on
+        it). None means 1 unless in a :func:`joblib.parallel_config`
+        context; -1 means all processors.
     random_state : int, RandomState instance or None, default=None
         Seeds the bootstrap. Pass an int for reproducible output across
         multiple function calls.
@@ -398,6 +401,7 @@ def cross_val_calibration(
             confidence_level=confidence_level,
             rng=check_random_state(random_state),
             verbose=verbose,
+            n_jobs=n_jobs,
         )
     ci_low = {name: low for name, (low, _) in intervals.items()}
     ci_high = {name: high for name, (_, high) in intervals.items()}

@@ -9,6 +9,7 @@ from numbers import Real
 import numpy as np
 from sklearn.utils import check_random_state
 
+from skcal._docstrings import BOOTSTRAP_JOBS_DOC
 from skcal._param_validation import (
     Interval,
     StrOptions,
@@ -86,6 +87,7 @@ confidence_level : float, default=0.95
 random_state : int, RandomState instance or None, default=None
     Seeds the bootstrap. Pass an int for reproducible output across
     multiple function calls.""",
+    "n_jobs": BOOTSTRAP_JOBS_DOC,
     "min_effective_count": """\
 min_effective_count : float, default=10
     The curve and its band are drawn only where the effective number of
@@ -596,6 +598,7 @@ class SmoothReliabilityDisplay(ReliabilityDiagram):
         n_bootstrap=N_BOOTSTRAP,
         confidence_level=0.95,
         random_state=None,
+        n_jobs=None,
         verbose="auto",
         min_effective_count=10,
         fallback="binned",
@@ -628,6 +631,7 @@ class SmoothReliabilityDisplay(ReliabilityDiagram):
         %(n_bootstrap)s
         %(confidence_level)s
         %(random_state)s
+        %(n_jobs)s
         %(verbose)s
         %(min_effective_count)s
         %(fallback)s
@@ -649,6 +653,7 @@ class SmoothReliabilityDisplay(ReliabilityDiagram):
         options = {"sigma": sigma, "eps": eps, "n_points": n_points}
         options.update(n_bootstrap=n_bootstrap, confidence_level=confidence_level)
         options.update(random_state=check_random_state(random_state), verbose=verbose)
+        options.update(n_jobs=n_jobs)
         curves = [smooth_reliability_curve(**view, **options) for view in views]
         per_view = {field: [c[key] for c in curves] for field, key in _FIELDS.items()}
         display = cls._from_views(

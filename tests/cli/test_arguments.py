@@ -56,6 +56,8 @@ def test_help(capsys, command):
         (["report", "x.csv", "--format", "xlsx"], "invalid choice: 'xlsx'"),
         (["report", "x.csv", "--n-bootstrap", "-1"], "-1 is less than 0"),
         (["report", "x.csv", "--n-bins", "0"], "argument --n-bins: 0 is less than 1"),
+        (["report", "x.csv", "--n-jobs", "0"], "--n-jobs: 0 threads: give at least 1"),
+        (["demo", "--n-jobs", "-2"], "argument --n-jobs: -2 is less than -1"),
         (["report", "x.csv", "--strategy", "kmeans"], "invalid choice: 'kmeans'"),
         (["report", "x.csv", "--at", "1.5"], "argument --at: 1.5 is not in [0, 1]"),
         (["report", "x.csv", "--at", "high"], "argument --at: 'high' is not a number"),
@@ -74,7 +76,8 @@ def test_usage_errors(capsys, args, match):
 
 
 def test_defaults():
-    """Check the defaults of report: five measures, 1000 resamples, half the memory."""
+    """Check the defaults of report: five measures, 1000 resamples, all processors
+    and half the memory."""
     args = parse_arguments(["report", "x.csv"])
     assert args.metrics == [
         "expected_calibration_error",
@@ -84,6 +87,7 @@ def test_defaults():
         "log_loss",
     ]
     assert args.n_bootstrap == N_BOOTSTRAP == 1000
+    assert args.n_jobs == parse_arguments(["demo"]).n_jobs == -1
     assert not args.quiet
     assert args.max_bytes == default_max_bytes() > 0
     assert not args.overwrite

@@ -52,6 +52,7 @@ def test_write_diagrams_draws_each_panel(global_random_seed, monkeypatch, tmp_pa
             "sample_weight": None,
             "n_bootstrap": 7,
             "random_state": 0,
+            "n_jobs": None,
             "verbose": False,
         }
     assert "n_bootstrap" not in calls[2][3]

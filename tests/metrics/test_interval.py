@@ -19,13 +19,18 @@ from sklearn.metrics import brier_score_loss, log_loss
 from skcal._utils._bootstrap import (
     Draws,
     NullLabels,
+    batch_size,
     calibration_error_interval,
     score_interval,
 )
 from skcal._utils._progress import Progress
 from skcal._utils._simulation import Setting, coverage, population_value
 from skcal._validation import check_calibration_inputs
-from skcal.metrics import confidence_interval, expected_calibration_error
+from skcal.metrics import (
+    confidence_interval,
+    expected_calibration_error,
+    smooth_reliability_curve,
+)
 from skcal.metrics._registry import MEASURES_BY_NAME
 
 draws_strategy = st.lists(
@@ -123,6 +128,43 @@ def test_confidence_interval_is_reproducible_and_keeps_inputs():
     assert first.value == expected_calibration_error(y_true, y_prob)
     np.testing.assert_array_equal(copies[0], y_true)
     np.testing.assert_array_equal(copies[1], y_prob)
+
+
+@pytest.mark.parametrize("n_jobs", [2, -1])
+def test_threads_do_not_change_intervals(n_jobs):
+    """Check that batches drawn by threads give the intervals of one thread.
+
+    Each batch has its own generator, spawned from the random state, so the
+    draws do not depend on which thread takes which batch. 500 rows make
+    batches of 100 resamples: 250 resamples are three batches, the last
+    smaller.
+    """
+    rng = np.random.RandomState(0)
+    y_prob = rng.uniform(size=500)
+    y_true = (rng.uniform(size=500) < y_prob**1.2).astype(int)
+    assert batch_size(500) == 100
+    for metric in ["expected_calibration_error", "smooth_ece", "log_loss"]:
+        one, many = (
+            confidence_interval(
+                y_true,
+                y_prob,
+                metric=metric,
+                n_bootstrap=250,
+                random_state=4,
+                n_jobs=jobs,
+            )
+            for jobs in (None, n_jobs)
+        )
+        assert (one.low, one.high) == (many.low, many.high)
+    one, many = (
+        smooth_reliability_curve(
+            y_true, y_prob, n_bootstrap=250, random_state=4, n_jobs=jobs
+        )
+        for jobs in (None, n_jobs)
+    )
+    np.testing.assert_array_equal(one.band_low, many.band_low)
+    np.testing.assert_array_equal(one.band_high, many.band_high)
+    assert one.smooth_ece_interval == many.smooth_ece_interval
 
 
 @pytest.mark.parametrize(

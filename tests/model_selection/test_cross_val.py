@@ -18,7 +18,7 @@ from sklearn.model_selection import (
 )
 from sklearn.naive_bayes import GaussianNB
 
-from skcal._utils._bootstrap import generator_of
+from skcal._utils._bootstrap import seed_of
 from skcal.calibration import IsotonicRecalibrator, RecalibratedClassifierCV
 from skcal.discovery import all_measures
 from skcal.metrics import expected_calibration_error
@@ -245,10 +245,11 @@ def test_bootstrap_interval_by_hand(global_random_seed):
         random_state=global_random_seed,
     )
     p = result.y_prob[:, 1]
-    # One batch of draws serves both measures, from a generator seeded by the
-    # random state: 80 rows drawn with replacement per resample (their
+    # One batch of draws serves both measures, from the first generator spawned
+    # from the random state: 80 rows drawn with replacement per resample (their
     # counts), then a uniform per row for the outcomes drawn from p.
-    replay = generator_of(np.random.RandomState(global_random_seed))
+    (batch,) = seed_of(np.random.RandomState(global_random_seed)).spawn(1)
+    replay = np.random.default_rng(batch)
     counts = [np.bincount(r, minlength=80) for r in replay.integers(0, 80, (50, 80))]
     uniforms = replay.random((50, 80))
     draws = np.array([brier_score_loss(y, p, sample_weight=c * w) for c in counts])
