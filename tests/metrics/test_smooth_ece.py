@@ -13,7 +13,9 @@ from scipy.optimize import brentq, linprog
 
 from skcal._param_validation import InvalidParameterError
 from skcal._utils._bootstrap import seed_of
+from skcal._utils._grid import CHANNELS, linear_binning
 from skcal.metrics import smooth_ece, smooth_reliability_curve
+from skcal.metrics._smooth_ece import _ReflectedGaussianSmoother
 from tests.metrics._reference import plugin_ece, ref_views
 from tests.metrics._strategies import binary_data as _binary_data
 
@@ -242,6 +244,44 @@ def test_fixed_point_matches_quadrature(global_random_seed, eps, weighted):
     assert abs(value - expected) <= eps
     # The chord of the final bracket is much closer than the tolerance.
     assert abs(value - expected) <= eps / 10
+
+
+def test_search_from_a_guess_finds_the_bisection_fixed_points(global_random_seed):
+    """Check the bootstrap's search from a guess against the bisection.
+
+    A batch holds calibrated data, mild and strong miscalibration, a
+    constant wrong prediction (fixed point near 0.5), exact predictions
+    (fixed point below eps: smECE_eps, 0, is returned) and the worst ones
+    (fixed point 1); from any guess, each fixed point is within eps of the
+    reference's, as the bisection's is.
+    """
+    rng = np.random.RandomState(global_random_seed)
+    n, eps, n_intervals = 300, 1e-3, 4096
+    p = rng.uniform(size=n)
+    datasets = [
+        (rng.uniform(size=n) < p, p),
+        (rng.uniform(size=n) < _skew(p), p),
+        (rng.uniform(size=n) < p**3, p),
+        (np.ones(n), np.full(n, 0.5)),
+        (np.arange(n) % 2, (np.arange(n) % 2).astype(float)),  # smECE 0
+        (np.ones(n), np.zeros(n)),  # smECE 1 at every bandwidth
+    ]
+    masses = np.stack(
+        [
+            linear_binning(q, y.astype(np.uint8), None, n_intervals, CHANNELS)
+            for y, q in datasets
+        ]
+    )
+    smoother = _ReflectedGaussianSmoother(
+        masses, n_intervals, np.full(len(datasets), float(n)), CHANNELS
+    )
+    bisection = smoother.fixed_point(eps)
+    expected = [ref_fixed_point(y.astype(int), q, None) for y, q in datasets[:4]]
+    expected += [0.0, 1.0]  # where the reference's root finder has no bracket
+    for guess in [1e-3, 0.02, 0.3, 1.0]:
+        near = smoother.fixed_point(eps, guess=guess)
+        assert_allclose(near, bisection, atol=eps)
+        assert_allclose(np.maximum(near, eps), np.maximum(expected, eps), atol=eps)
 
 
 @pytest.mark.parametrize("sigma", ["auto", 0.02])
