@@ -262,15 +262,19 @@ def _abs_integral(values):
     """Integral over [0, 1] of ``|L|``, L the linear interpolant of node values.
 
     On an interval where the values change sign, the integral of ``|L|`` is
-    ``(a**2 + b**2) / (2 (|a| + |b|))`` times its width, not the trapezoid.
-    Along the last axis.
+    ``(a**2 + b**2) / (2 (|a| + |b|))`` times its width, the trapezoid's
+    ``(|a| + |b|) / 2`` less ``|a| |b| / (|a| + |b|)``: the trapezoid rule
+    of ``|values|``, corrected on the few intervals that cross zero. Along
+    the last axis.
     """
-    a, b = values[..., :-1], values[..., 1:]
-    total = np.abs(a) + np.abs(b)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        crossing_piece = (a * a + b * b) / (2.0 * total)
-    pieces = np.where(a * b < 0.0, crossing_piece, 0.5 * total)
-    return pieces.sum(axis=-1) / (values.shape[-1] - 1)
+    rows = values.reshape(-1, values.shape[-1])
+    magnitude = np.abs(rows)
+    trapezoid = magnitude.sum(axis=1) - 0.5 * (magnitude[:, 0] + magnitude[:, -1])
+    sign = np.signbit(rows)
+    row, node = np.nonzero((sign[:, 1:] != sign[:, :-1]) & (magnitude[:, 1:] > 0))
+    a, b = magnitude[row, node], magnitude[row, node + 1]
+    trapezoid -= np.bincount(row, weights=a * b / (a + b), minlength=rows.shape[0])
+    return (trapezoid / (rows.shape[1] - 1)).reshape(values.shape[:-1])
 
 
 def _scalar(x):
@@ -438,15 +442,18 @@ class SmoothEceReplicates:
         self.atoms, self.to_grid = _resampling_map(
             y, p, sample_weight, self.n_intervals
         )
+        # The value alone needs the residual channel, the first rows.
+        self.to_residual = self.to_grid[: self.n_intervals + 1]
         # The rows grouped by atom (so sorted by grid cell): a resample's atom
         # counts and a calibrated draw's cell sums are sums over segments.
         self.view = SortedView(y, p, sample_weight, order=self.atoms.order)
         self.order = self.view.order
         self.n_samples = p.shape[0]
         self.sigma, self.eps, self.bandwidth = sigma, eps, bandwidth
-        # Calibrated draws: the residual and weight channels of the
-        # predictions do not change between draws; each row's drawn outcome
-        # goes to the two nodes around it, with the shares of its offset.
+        # Calibrated draws (whose value needs the residual channel alone):
+        # the predictions' part of the residual does not change between
+        # draws; each row's drawn outcome goes to the two nodes around it,
+        # with the shares of its offset.
         cell, offset = grid_cells(self.view.p, self.n_intervals)
         self.starts = np.flatnonzero(np.diff(cell, prepend=-1))
         self.cells = cell[self.starts]
@@ -457,13 +464,13 @@ class SmoothEceReplicates:
             np.zeros(self.n_samples, dtype=np.uint8),
             sample_weight,
             self.n_intervals,
-            ("residual", "weight"),
+            ("residual",),
         )
 
-    def _values(self, masses, totals):
+    def _values(self, masses, totals, channels):
         """The SmoothECE of each sample of a batch, and its smoother."""
         smoother = _ReflectedGaussianSmoother(
-            masses, self.n_intervals, totals, CHANNELS
+            masses, self.n_intervals, totals, channels
         )
         value = _bandwidth(smoother, self.sigma, self.eps, guess=self.bandwidth)[1]
         return np.atleast_1d(value), smoother
@@ -481,13 +488,15 @@ class SmoothEceReplicates:
         curves : ndarray of shape (draws.size, n_points), only with ``n_points``
         """
         weights = self.atoms.resampled(draws)
-        masses = (self.to_grid @ weights.T).T.reshape(
-            draws.size, 3, self.n_intervals + 1
+        channels = ("residual",) if n_points is None else CHANNELS
+        to_grid = self.to_residual if n_points is None else self.to_grid
+        masses = (to_grid @ weights.T).T.reshape(
+            draws.size, len(channels), self.n_intervals + 1
         )
         totals = weights.sum(axis=1)
         empty = ~(totals > 0)
         totals[empty] = 1.0  # only rows of zero weight were drawn
-        values, smoother = self._values(masses, totals)
+        values, smoother = self._values(masses, totals, channels)
         values[empty] = np.nan
         if n_points is None:
             return values
@@ -508,11 +517,9 @@ class SmoothEceReplicates:
             outcome[:, self.cells + shift] += np.add.reduceat(
                 outcomes * share, self.starts, axis=1
             )
-        masses = np.empty((draws.size, 3, self.n_intervals + 1))
-        masses[:, 0] = self.prediction_masses[0] - outcome[:, :-1]
-        masses[:, 1] = self.prediction_masses[1]
-        masses[:, 2] = outcome[:, :-1]
-        return self._values(masses, np.full(draws.size, self.view.total))[0]
+        masses = (self.prediction_masses[0] - outcome[:, :-1])[:, None]
+        totals = np.full(draws.size, self.view.total)
+        return self._values(masses, totals, ("residual",))[0]
 
 
 def smooth_ece_replicates(y, p, sample_weight, *, sigma, eps):

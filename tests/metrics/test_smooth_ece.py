@@ -2,6 +2,7 @@
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+import itertools
 import math
 
 import numpy as np
@@ -15,7 +16,7 @@ from skcal._param_validation import InvalidParameterError
 from skcal._utils._bootstrap import seed_of
 from skcal._utils._grid import CHANNELS, linear_binning
 from skcal.metrics import smooth_ece, smooth_reliability_curve
-from skcal.metrics._smooth_ece import _ReflectedGaussianSmoother
+from skcal.metrics._smooth_ece import _abs_integral, _ReflectedGaussianSmoother
 from tests.metrics._reference import plugin_ece, ref_views
 from tests.metrics._strategies import binary_data as _binary_data
 
@@ -244,6 +245,33 @@ def test_fixed_point_matches_quadrature(global_random_seed, eps, weighted):
     assert abs(value - expected) <= eps
     # The chord of the final bracket is much closer than the tolerance.
     assert abs(value - expected) <= eps / 10
+
+
+@given(
+    st.lists(
+        st.sampled_from([0.0, -0.0, 1.0, -1.0, 0.25, -2.5, 1e-300]),
+        min_size=2,
+        max_size=12,
+    )
+)
+def test_abs_integral_is_that_of_the_interpolant(nodes):
+    """Check the integral of |L| against the interval-by-interval formula.
+
+    Each interval's integral of the absolute linear interpolant is the
+    trapezoid where the ends share a sign, and (a^2 + b^2) / (2 (|a| + |b|))
+    where they do not; signed zeros and ends of zero count as no crossing.
+    """
+    values = np.array(nodes)
+    width = 1.0 / (len(nodes) - 1)
+    expected = 0.0
+    for a, b in itertools.pairwise(values):
+        if a * b < 0:
+            expected += width * (a * a + b * b) / (2 * (abs(a) + abs(b)))
+        else:
+            expected += width * (abs(a) + abs(b)) / 2
+    assert_allclose(_abs_integral(values), expected, rtol=1e-12, atol=1e-300)
+    batch = np.stack([values, -values, 2 * values])
+    assert_allclose(_abs_integral(batch), [expected, expected, 2 * expected])
 
 
 def test_search_from_a_guess_finds_the_bisection_fixed_points(global_random_seed):
