@@ -12,6 +12,9 @@ from pathlib import Path
 
 from skcal._cli._output import open_output
 
+# The level of every interval and band the command line shows.
+CONFIDENCE_LEVEL = 0.95
+
 
 def diagram_paths(prefix):
     """The files :func:`write_diagrams` writes for ``prefix``.
@@ -26,11 +29,23 @@ def diagram_paths(prefix):
     ]
 
 
-def _draw_reliability(ax, panel, n_bootstrap, n_jobs, verbose):
-    """A smooth reliability diagram; ``panel = (y_true, y_prob, classes, weights)``."""
+def _draw_reliability(ax, panel, n_bootstrap, n_jobs, verbose, computed=None):
+    """A smooth reliability diagram; ``panel = (y_true, y_prob, classes, weights)``.
+
+    ``computed`` is what :func:`smooth_panel` gave for the panel, if
+    anything: the curve is then drawn, not computed again.
+    """
     from skcal.plotting import SmoothReliabilityDisplay
 
     y_true, y_prob, classes, sample_weight = panel
+    if computed is not None:
+        SmoothReliabilityDisplay._from_curves(
+            (y_true, y_prob, sample_weight, None, classes),
+            computed,
+            confidence_level=CONFIDENCE_LEVEL,
+            with_band=bool(n_bootstrap),
+        ).plot(ax=ax)
+        return
     SmoothReliabilityDisplay.from_predictions(
         y_true,
         y_prob,
@@ -42,6 +57,35 @@ def _draw_reliability(ax, panel, n_bootstrap, n_jobs, verbose):
         verbose=verbose,
         ax=ax,
     )
+
+
+def smooth_panel(panel, *, n_bootstrap, random_state, n_jobs, verbose):
+    """The smooth reliability curve of a panel, with its band and interval.
+
+    What :class:`~skcal.plotting.SmoothReliabilityDisplay` computes for the
+    panel, at the same defaults: ``(data, reduction, [curve])``, for
+    :func:`write_diagrams` to draw, and whose ``smooth_ece_interval`` is
+    the SmoothECE's interval (one set of resamples serves both).
+    """
+    from skcal.metrics import smooth_reliability_curve
+    from skcal.plotting._base import canonical_views
+
+    y_true, y_prob, classes, sample_weight = panel
+    data, reduction, views = canonical_views(
+        y_true, y_prob, sample_weight, None, classes, "auto"
+    )
+    curves = [
+        smooth_reliability_curve(
+            **view,
+            n_bootstrap=n_bootstrap,
+            confidence_level=CONFIDENCE_LEVEL,
+            random_state=random_state,
+            n_jobs=n_jobs,
+            verbose=verbose,
+        )
+        for view in views
+    ]
+    return data, reduction, curves
 
 
 def _draw_binned(ax, panel, binned):
@@ -83,7 +127,7 @@ def _figure(n_panels):
     return figure, axes
 
 
-def _drawings(panels, n_bootstrap, n_jobs, binned, verbose):
+def _drawings(panels, n_bootstrap, n_jobs, binned, verbose, computed):
     """``[(title, draw(ax)), ...]`` of each file, in the order of the paths.
 
     With one set of predictions, its title goes to the figure (see
@@ -92,11 +136,12 @@ def _drawings(panels, n_bootstrap, n_jobs, binned, verbose):
     one = len(panels) == 1
     reliability, sharpness = [], []
     for title, panel in panels.items():
+        curve = computed.get(title)
         reliability.append(
             (
                 "smooth" if one else title,
-                lambda ax, p=panel: _draw_reliability(
-                    ax, p, n_bootstrap, n_jobs, verbose
+                lambda ax, p=panel, c=curve: _draw_reliability(
+                    ax, p, n_bootstrap, n_jobs, verbose, c
                 ),
             )
         )
@@ -123,6 +168,7 @@ def write_diagrams(
     binned=None,
     top_label=False,
     verbose=False,
+    computed=None,
 ):
     """Write the reliability and calibration-sharpness diagrams as PNG files.
 
@@ -149,6 +195,9 @@ def write_diagrams(
         (top-label input): the axes then say confidence and accuracy.
     verbose : "auto" or bool, default=False
         Progress of the bands' resamples (see :mod:`skcal._utils._progress`).
+    computed : dict, default=None
+        ``{panel title: smooth_panel(panel)}`` for the panels whose smooth
+        curve is already computed (with ``n_bootstrap`` resamples).
 
     Returns
     -------
@@ -157,7 +206,9 @@ def write_diagrams(
     """
     paths = diagram_paths(prefix)
     for path, drawings in zip(
-        paths, _drawings(panels, n_bootstrap, n_jobs, binned, verbose), strict=True
+        paths,
+        _drawings(panels, n_bootstrap, n_jobs, binned, verbose, computed or {}),
+        strict=True,
     ):
         figure, axes = _figure(len(drawings))
         if len(panels) == 1:

@@ -27,15 +27,18 @@ from skcal._cli._bin_table import (
     near,
     printed_bins,
 )
-from skcal._cli._diagrams import diagram_paths, write_diagrams
+from skcal._cli._diagrams import (
+    CONFIDENCE_LEVEL,
+    diagram_paths,
+    smooth_panel,
+    write_diagrams,
+)
 from skcal._cli._errors import reported
 from skcal._cli._inputs import build_problem, column_request
 from skcal._cli._output import format_table, prepare_outputs, verbosity, write_csv
 from skcal._cli._reading import TEXT_FORMATS, read_columns, source
 from skcal.metrics._interval import measure_intervals
 from skcal.metrics._registry import MEASURES_BY_NAME
-
-CONFIDENCE_LEVEL = 0.95
 
 # The measures that take the report's --n-bins and --strategy.
 _BINNED = ("expected_calibration_error", "binned_calibration_error")
@@ -73,9 +76,31 @@ def _load(args, src, request):
         )
 
 
+def _panel(problem):
+    """The diagrams' panel of the problem: labels, matrix, classes, no weights."""
+    return (problem.classes[problem.y_true], problem.y_prob, problem.classes, None)
+
+
+def _smooth(problem, measures, args):
+    """The smooth curve of the diagram, when the SmoothECE has an interval.
+
+    Its resamples give both the diagram's band and the SmoothECE's
+    interval (see :func:`smooth_panel`); None otherwise.
+    """
+    if "smooth_ece" not in measures or not args.n_bootstrap:
+        return None
+    return smooth_panel(
+        _panel(problem),
+        n_bootstrap=args.n_bootstrap,
+        random_state=np.random.RandomState(args.random_state),
+        n_jobs=args.n_jobs,
+        verbose=verbosity(args),
+    )
+
+
 def _intervals(problem, measures, values, args):
     """``{name: (low, high)}`` from ``--n-bootstrap`` resamples; empty for 0."""
-    if not args.n_bootstrap:
+    if not args.n_bootstrap or not measures:
         return {}
     return measure_intervals(
         measures,
@@ -97,7 +122,7 @@ def _intervals(problem, measures, values, args):
 
 
 def _measure(args, src, request):
-    """The problem, ``{name: value}`` and ``{name: (low, high)}``."""
+    """The problem, ``{name: value}``, ``{name: (low, high)}`` and the smooth curve."""
     problem = _load(args, src, request)
     measures = {name: MEASURES_BY_NAME[name] for name in dict.fromkeys(args.metrics)}
     options = _options(args, measures)
@@ -105,8 +130,14 @@ def _measure(args, src, request):
         values = {
             name: problem.score(m, **options[name]) for name, m in measures.items()
         }
-        intervals = _intervals(problem, measures, values, args)
-    return problem, values, intervals
+        smooth = _smooth(problem, measures, args)
+        if smooth is None:
+            intervals = _intervals(problem, measures, values, args)
+        else:
+            others = {k: m for k, m in measures.items() if k != "smooth_ece"}
+            intervals = _intervals(problem, others, values, args)
+            intervals["smooth_ece"] = smooth[2][0].smooth_ece_interval
+    return problem, values, intervals, smooth
 
 
 def _outputs(args, src):
@@ -120,8 +151,12 @@ def _outputs(args, src):
     return table, bins, prefix
 
 
-def _write(outputs, problem, values, intervals, bins, args, src):
-    """Write the tables as CSV and the diagrams; return the paths."""
+def _write(outputs, measured, bins, args, src):
+    """Write the tables as CSV and the diagrams; return the paths.
+
+    ``measured`` is what :func:`_measure` returned.
+    """
+    problem, values, intervals, smooth = measured
     table, bins_path, prefix = outputs
     rows = []
     for name, value in values.items():
@@ -129,15 +164,9 @@ def _write(outputs, problem, values, intervals, bins, args, src):
         rows.append([name, repr(value), repr(low), repr(high)])
     write_csv(table, ["measure", "value", "ci_low", "ci_high"], rows, args.overwrite)
     write_csv(bins_path, BIN_HEADER, bin_rows(bins), args.overwrite)
-    panel = (
-        problem.classes[problem.y_true],
-        problem.y_prob,
-        problem.classes,
-        None,
-    )
     with reported(f"{src.path}: cannot draw the diagrams"):
         diagrams = write_diagrams(
-            {src.stem: panel},
+            {src.stem: _panel(problem)},
             prefix,
             n_bootstrap=args.n_bootstrap,
             n_jobs=args.n_jobs,
@@ -145,6 +174,7 @@ def _write(outputs, problem, values, intervals, bins, args, src):
             binned={"n_bins": args.n_bins, "strategy": args.strategy},
             top_label=problem.top_label,
             verbose=verbosity(args),
+            computed=None if smooth is None else {src.stem: smooth},
         )
     return [table, bins_path, *diagrams]
 
@@ -205,14 +235,11 @@ def run_report(args):
     src = source(args.predictions, args.format)
     request = column_request(args, src)
     outputs = _outputs(args, src)
-    problem, values, intervals = _measure(args, src, request)
+    measured = _measure(args, src, request)
+    problem, values, intervals, _ = measured
     view = ReportView.of(problem)  # the binary view, taken once
     bins = bin_table(view, args.n_bins, args.strategy, CONFIDENCE_LEVEL)
-    written = (
-        []
-        if outputs is None
-        else _write(outputs, problem, values, intervals, bins, args, src)
-    )
+    written = [] if outputs is None else _write(outputs, measured, bins, args, src)
     lines = _printed_table(src, problem, values, intervals, args.n_bootstrap)
     lines += _printed_rest(args, view, values, bins)
     lines += [f"Wrote {path}" for path in written]

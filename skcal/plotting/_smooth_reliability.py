@@ -655,21 +655,15 @@ class SmoothReliabilityDisplay(ReliabilityDiagram):
         options.update(random_state=check_random_state(random_state), verbose=verbose)
         options.update(n_jobs=n_jobs)
         curves = [smooth_reliability_curve(**view, **options) for view in views]
-        per_view = {field: [c[key] for c in curves] for field, key in _FIELDS.items()}
-        display = cls._from_views(
-            data,
-            reduction,
-            per_view,
-            confidence_level=confidence_level if n_bootstrap else None,
+        display = cls._from_curves(
+            (y_true, y_prob, sample_weight, pos_label, labels),
+            (data, reduction, curves),
+            confidence_level=confidence_level,
+            with_band=bool(n_bootstrap),
+            min_effective_count=min_effective_count,
+            fallback=fallback,
             name=name,
         )
-        if fallback == "binned" and display._verdict(min_effective_count):
-            display.binned = _binned_fallback(
-                (y_true, y_prob, sample_weight, pos_label, labels),
-                reduction=reduction,
-                confidence_level=confidence_level,
-                name=name,
-            )
         return display.plot(
             ax=ax,
             ref_line=ref_line,
@@ -679,6 +673,45 @@ class SmoothReliabilityDisplay(ReliabilityDiagram):
             band_kwargs=band_kwargs,
             ref_line_kwargs=ref_line_kwargs,
         )
+
+    @classmethod
+    def _from_curves(
+        cls,
+        inputs,
+        computed,
+        *,
+        confidence_level,
+        with_band,
+        min_effective_count=10,
+        fallback="binned",
+        name=None,
+    ):
+        """The display of computed curves, not drawn, with its binned fallback.
+
+        ``inputs`` are ``(y_true, y_prob, sample_weight, pos_label, labels)``
+        and ``computed`` is ``(data, reduction, curves)``: what
+        :func:`~skcal.plotting._base.canonical_views` gave for them and the
+        :func:`~skcal.metrics.smooth_reliability_curve` of each view. The
+        report computes its curve once, for its SmoothECE interval and for
+        the diagram.
+        """
+        data, reduction, curves = computed
+        per_view = {field: [c[key] for c in curves] for field, key in _FIELDS.items()}
+        display = cls._from_views(
+            data,
+            reduction,
+            per_view,
+            confidence_level=confidence_level if with_band else None,
+            name=name,
+        )
+        if fallback == "binned" and display._verdict(min_effective_count):
+            display.binned = _binned_fallback(
+                inputs,
+                reduction=reduction,
+                confidence_level=confidence_level,
+                name=name,
+            )
+        return display
 
 
 def _binned_fallback(data, *, reduction, confidence_level, name):

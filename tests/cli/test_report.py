@@ -14,6 +14,7 @@ from skcal.metrics import (
     expected_calibration_error,
     kernel_calibration_error,
     smooth_ece,
+    smooth_reliability_curve,
 )
 from tests.cli._helpers import (
     error_line,
@@ -192,6 +193,39 @@ def test_report_bootstrap_is_seeded(capsys, tmp_path, global_random_seed):
     first = run(capsys, *common, "--random-state", "1")[1]
     assert run(capsys, *common, "--random-state", "1")[1] == first
     assert run(capsys, *common, "--random-state", "2")[1] != first
+
+
+def test_report_smooth_ece_interval_is_the_diagrams(
+    capsys, tmp_path, global_random_seed, monkeypatch
+):
+    """Check that one set of resamples gives the SmoothECE row and the band.
+
+    The table's SmoothECE value and interval are those of the smooth
+    reliability curve the diagram draws, computed once with the report's
+    seed.
+    """
+    import skcal.metrics._smooth_ece as smooth_module
+
+    rng = np.random.RandomState(global_random_seed)
+    y, p = random_binary(rng, n=150)
+    path = write_rows(tmp_path / "d.csv", ["y", "p"], rows_of(y, p))
+    calls = []
+    band_and_interval = smooth_module._band_and_interval
+    monkeypatch.setattr(
+        smooth_module,
+        "_band_and_interval",
+        lambda *a, **k: calls.append(k) or band_and_interval(*a, **k),
+    )
+    out = tmp_path / "out"
+    common = ["--y-true", "y", "--y-prob", "p", "--n-bootstrap", "20"]
+    run(capsys, "report", path, *common, "--random-state", "3", "--out", out)
+    assert len(calls) == 1
+    curve = smooth_reliability_curve(
+        y, p, n_bootstrap=20, random_state=np.random.RandomState(3)
+    )
+    value, low, high = report_values(out / "d-calibration.csv")["smooth_ece"]
+    assert value == curve.smooth_ece
+    assert (low, high) == curve.smooth_ece_interval
 
 
 def test_report_metrics_option(capsys, tmp_path, global_random_seed):
