@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from skcal._utils._bootstrap import SortedView
-from skcal._utils._ties import Ties
+from skcal._utils._ties import Ties, group_ends
 
 # The constants of Proposition 4.1 of Rossellini et al. (2025): with
 # probability at least 1 - delta, the plug-in estimate is within
@@ -50,7 +50,7 @@ def residual_prefix_sums(ties, y, *, presorted=False):
     residual -= ties.sorted
     if ties.w_sorted is not None:
         residual *= ties.w_sorted
-    return prefix_sums_at(residual, ties.ends, ties.total_weight)
+    return prefix_sums_at(residual, ties.tied_ends, ties.total_weight)
 
 
 def prefix_sums_at(residual, ends, total_weight):
@@ -58,10 +58,11 @@ def prefix_sums_at(residual, ends, total_weight):
 
     ``residual`` (modified in place) holds ``w (y - p)`` in sorted order;
     the sums are divided by ``total_weight`` (a float, or one per row of a
-    2-D ``residual``).
+    2-D ``residual``). ``ends`` of None (every row ends a group, see
+    :func:`~skcal._utils._ties.group_ends`) reads every sum.
     """
     np.cumsum(residual, axis=-1, out=residual)
-    if ends.shape[0] < residual.shape[-1]:
+    if ends is not None and ends.shape[0] < residual.shape[-1]:
         # `take` keeps rows contiguous (fancy indexing would not), and
         # reductions along them fast.
         residual = residual.take(ends, axis=-1)
@@ -121,7 +122,7 @@ class _CutoffReplicates:
     def __init__(self, view):
         self.view, self.order = view, view.order
         p = view.p
-        self.ends = np.append(np.flatnonzero(p[1:] != p[:-1]), p.shape[0] - 1)
+        self.ends = group_ends(p)
         self.residual = view.y - p
 
     def resampled(self, draws):

@@ -13,6 +13,27 @@ from functools import cached_property
 import numpy as np
 
 
+def group_ends(sorted_values):
+    """The last position of each run of equal sorted values; None when all differ.
+
+    Rows of a 2-D array are equal when all their entries are. None spares
+    continuous predictions an index array as long as the data.
+
+    Examples
+    --------
+    >>> group_ends(np.array([0.1, 0.2, 0.2, 0.5]))
+    array([0, 2, 3])
+    >>> group_ends(np.array([0.1, 0.2])) is None
+    True
+    """
+    new = sorted_values[1:] != sorted_values[:-1]
+    if new.ndim > 1:
+        new = np.any(new, axis=1)
+    if new.all():
+        return None
+    return np.append(np.flatnonzero(new), sorted_values.shape[0] - 1)
+
+
 class Ties:
     """Samples sorted by prediction, and the groups of identical predictions.
 
@@ -33,6 +54,11 @@ class Ties:
         The sorted predictions, ``p[order]``.
     ends : ndarray of shape (n_groups,)
         The position, in sorted order, of the last row of each group.
+    tied_ends : ndarray of shape (n_groups,) or None
+        ``ends`` when some predictions are equal, None when every row is a
+        group of its own (``ends`` is then built only when asked for).
+    distinct : bool
+        Whether every prediction differs from the others.
     w_sorted : ndarray of shape (n_samples,) or None
         The weights in sorted order.
     total_weight : float
@@ -41,15 +67,9 @@ class Ties:
 
     def __init__(self, p, sample_weight=None):
         n = p.shape[0]
-        if p.ndim == 1:
-            self.order = np.argsort(p)
-            self.sorted = p[self.order]
-            new = self.sorted[1:] != self.sorted[:-1]
-        else:
-            self.order = np.lexsort(p.T[::-1])
-            self.sorted = p[self.order]
-            new = np.any(self.sorted[1:] != self.sorted[:-1], axis=1)
-        self.ends = np.append(np.flatnonzero(new), n - 1)
+        self.order = np.argsort(p) if p.ndim == 1 else np.lexsort(p.T[::-1])
+        self.sorted = p[self.order]
+        self.tied_ends = group_ends(self.sorted)
         self.w_sorted = None if sample_weight is None else sample_weight[self.order]
         self.total_weight = (
             float(n) if sample_weight is None else float(self.w_sorted.sum())
@@ -62,7 +82,11 @@ class Ties:
         resamples of the rows change only the weights.
         """
         other = object.__new__(Ties)
-        other.order, other.sorted, other.ends = self.order, self.sorted, self.ends
+        other.order, other.sorted, other.tied_ends = (
+            self.order,
+            self.sorted,
+            self.tied_ends,
+        )
         if sample_weight is None:
             other.w_sorted, other.total_weight = None, float(self.order.shape[0])
         else:
@@ -71,13 +95,25 @@ class Ties:
         return other
 
     @property
+    def distinct(self):
+        return self.tied_ends is None
+
+    @property
+    def ends(self):
+        if self.tied_ends is None:
+            return np.arange(self.order.shape[0])
+        return self.tied_ends
+
+    @property
     def n_groups(self):
-        return self.ends.shape[0]
+        return (
+            self.order.shape[0] if self.tied_ends is None else self.tied_ends.shape[0]
+        )
 
     @property
     def values(self):
         """The distinct predictions, in increasing order."""
-        if self.n_groups == self.sorted.shape[0]:
+        if self.distinct:
             return self.sorted
         return self.sorted[self.ends]
 
@@ -98,8 +134,23 @@ class Ties:
     def weight(self):
         """Total weight of each group (its size when unweighted)."""
         if self.w_sorted is None:
+            if self.distinct:
+                return np.ones(self.order.shape[0])
             return np.diff(np.r_[-1, self.ends]).astype(np.float64)
-        return np.add.reduceat(self.w_sorted, self._starts)
+        return self.w_sorted if self.distinct else self.group_sums(self.w_sorted)
+
+    @cached_property
+    def n_alone(self):
+        """The number of rows alone in their group."""
+        if self.distinct:
+            return self.order.shape[0]
+        return int(np.count_nonzero(np.diff(np.r_[-1, self.ends]) == 1))
+
+    def group_sums(self, sorted_values):
+        """Sums of values in sorted order within each group."""
+        if self.distinct:
+            return sorted_values
+        return np.add.reduceat(sorted_values, self._starts)
 
     def sum(self, values):
         """Sum of per-sample ``values`` within each group, times the weights.
@@ -117,4 +168,4 @@ class Ties:
         values = np.asarray(values, dtype=np.float64)[self.order]
         if self.w_sorted is not None:
             values *= self.w_sorted
-        return np.add.reduceat(values, self._starts)
+        return self.group_sums(values)

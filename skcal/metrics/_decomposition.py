@@ -55,8 +55,7 @@ def _grouped(y, p, sample_weight):
 
 def _grouping(view):
     """``(distinct predictions, rows, rows alone in their group)``."""
-    sizes = np.diff(np.r_[-1, view.groups.ends])
-    return view.groups.n_groups, view.p.shape[0], int(np.count_nonzero(sizes == 1))
+    return view.groups.n_groups, view.p.shape[0], view.groups.n_alone
 
 
 def _resolve_method(method, views, vector):

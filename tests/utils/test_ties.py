@@ -30,20 +30,36 @@ def ref_groups(p, w):
     return groups
 
 
-@pytest.mark.parametrize("k", [None, 3])
+@pytest.mark.parametrize("k", [None, 3, "distinct", "distinct rows"])
 @pytest.mark.parametrize("weighted", [False, True])
 def test_ties_matches_dict_grouping(global_random_seed, k, weighted):
-    """Check grouping of identical predictions against a dictionary."""
+    """Check grouping of identical predictions against a dictionary.
+
+    Predictions that all differ are groups of one, without an array of
+    group ends until one is asked for.
+    """
     rng = np.random.RandomState(global_random_seed)
     n = 200
     if k is None:
         p = rng.choice([0.0, 0.1, 0.25, 0.5, 1.0], size=n)
+    elif k == "distinct":
+        p = rng.uniform(size=n)
+    elif k == "distinct rows":
+        p = _simplex(rng, n, 3)
     else:
         pool = _simplex(rng, 6, k)
         p = pool[rng.randint(6, size=n)]
     w = rng.uniform(0, 2, size=n) if weighted else None
     groups = Ties(p, w)
     expected = ref_groups(p, w)
+    assert groups.distinct == (len(expected) == n)
+    assert (groups.tied_ends is None) == groups.distinct
+    assert groups.n_groups == len(expected)
+    assert groups.n_alone == sum(len(m) == 1 for _, m in expected.values())
+    assert_array_equal(
+        groups.ends,
+        np.cumsum([len(m) for _, m in (expected[key] for key in sorted(expected))]) - 1,
+    )
     assert len(groups.weight) == len(expected)
     keys = [tuple(np.atleast_1d(v).tolist()) for v in groups.values]
     assert keys == sorted(expected)
