@@ -258,8 +258,9 @@ def test_abs_integral_is_that_of_the_interpolant(nodes):
     """Check the integral of |L| against the interval-by-interval formula.
 
     Each interval's integral of the absolute linear interpolant is the
-    trapezoid where the ends share a sign, and (a^2 + b^2) / (2 (|a| + |b|))
-    where they do not; signed zeros and ends of zero count as no crossing.
+    trapezoid unless the ends' product is negative, and (a^2 + b^2) /
+    (2 (|a| + |b|)) where it is; signed zeros and ends of zero count as no
+    crossing.
     """
     values = np.array(nodes)
     width = 1.0 / (len(nodes) - 1)
