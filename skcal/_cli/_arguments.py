@@ -159,8 +159,8 @@ def _add_demo(commands):
             "recalibrator; print calibration errors and proper scores with "
             "bootstrap intervals, then the recalibrator a grid search picks by a "
             "proper score and by ECE alone. Writes CSV files and the reliability "
-            "and calibration-sharpness diagrams to --out. No downloads; about a "
-            "minute on 2 cores."
+            "and calibration-sharpness diagrams to --out. No downloads; about ten "
+            "seconds on 2 cores."
         ),
     )
     _add_out(demo, default="skcal-demo", what="the tables and diagrams")
