@@ -43,7 +43,6 @@ def _draw_reliability(ax, panel, n_bootstrap, n_jobs, verbose, computed=None):
             (y_true, y_prob, sample_weight, None, classes),
             computed,
             confidence_level=CONFIDENCE_LEVEL,
-            with_band=bool(n_bootstrap),
         ).plot(ax=ax)
         return
     SmoothReliabilityDisplay.from_predictions(

@@ -116,11 +116,6 @@ def seed_of(rng):
     return np.random.SeedSequence(rng.randint(0, 2**32, size=4, dtype=np.uint64))
 
 
-def generator_of(rng):
-    """A :class:`numpy.random.Generator` seeded from a ``RandomState``."""
-    return np.random.default_rng(seed_of(rng))
-
-
 class Draws:
     """One batch of random draws, shared by the replicates of every measure.
 

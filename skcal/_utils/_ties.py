@@ -98,7 +98,7 @@ class Ties:
     def distinct(self):
         return self.tied_ends is None
 
-    @property
+    @cached_property
     def ends(self):
         if self.tied_ends is None:
             return np.arange(self.order.shape[0])

@@ -659,7 +659,6 @@ class SmoothReliabilityDisplay(ReliabilityDiagram):
             (y_true, y_prob, sample_weight, pos_label, labels),
             (data, reduction, curves),
             confidence_level=confidence_level,
-            with_band=bool(n_bootstrap),
             min_effective_count=min_effective_count,
             fallback=fallback,
             name=name,
@@ -681,7 +680,6 @@ class SmoothReliabilityDisplay(ReliabilityDiagram):
         computed,
         *,
         confidence_level,
-        with_band,
         min_effective_count=10,
         fallback="binned",
         name=None,
@@ -701,7 +699,10 @@ class SmoothReliabilityDisplay(ReliabilityDiagram):
             data,
             reduction,
             per_view,
-            confidence_level=confidence_level if with_band else None,
+            # The level of a band, when the curves have one.
+            confidence_level=(
+                confidence_level if curves[0].band_low is not None else None
+            ),
             name=name,
         )
         if fallback == "binned" and display._verdict(min_effective_count):
