@@ -58,33 +58,31 @@ def _draw_reliability(ax, panel, n_bootstrap, n_jobs, verbose, computed=None):
     )
 
 
-def smooth_panel(panel, *, n_bootstrap, random_state, n_jobs, verbose):
-    """The smooth reliability curve of a panel, with its band and interval.
+def smooth_panel(panel):
+    """The smooth reliability curves of a panel, and what completes their bands.
 
     What :class:`~skcal.plotting.SmoothReliabilityDisplay` computes for the
-    panel, at the same defaults: ``(data, reduction, [curve])``, for
-    :func:`write_diagrams` to draw, and whose ``smooth_ece_interval`` is
-    the SmoothECE's interval (one set of resamples serves both).
+    panel, at the same defaults: ``(data, reduction, curves)``, for
+    :func:`write_diagrams` to draw, and one
+    :class:`~skcal.metrics._smooth_ece.CurveBootstrap` per curve, which
+    sets the curve's band and SmoothECE interval from replicates drawn with
+    other measures' (:func:`~skcal.metrics._interval.measure_intervals`).
     """
-    from skcal.metrics import smooth_reliability_curve
+    from skcal.metrics._smooth_ece import curve_and_bootstrap
     from skcal.plotting._base import canonical_views
 
     y_true, y_prob, classes, sample_weight = panel
     data, reduction, views = canonical_views(
         y_true, y_prob, sample_weight, None, classes, "auto"
     )
-    curves = [
-        smooth_reliability_curve(
-            **view,
-            n_bootstrap=n_bootstrap,
-            confidence_level=CONFIDENCE_LEVEL,
-            random_state=random_state,
-            n_jobs=n_jobs,
-            verbose=verbose,
-        )
-        for view in views
-    ]
-    return data, reduction, curves
+    curves, bootstraps = zip(
+        *(
+            curve_and_bootstrap(**view, confidence_level=CONFIDENCE_LEVEL)
+            for view in views
+        ),
+        strict=True,
+    )
+    return (data, reduction, list(curves)), list(bootstraps)
 
 
 def _draw_binned(ax, panel, binned):

@@ -84,23 +84,23 @@ def _panel(problem):
 def _smooth(problem, measures, args):
     """The smooth curve of the diagram, when the SmoothECE has an interval.
 
-    Its resamples give both the diagram's band and the SmoothECE's
-    interval (see :func:`smooth_panel`); None otherwise.
+    ``(smooth_panel's curves, {"smooth_ece": bootstrap})``: the curve's
+    replicates, drawn with the other measures', give both the diagram's
+    band and the SmoothECE's interval. ``(None, {})`` otherwise.
     """
     if "smooth_ece" not in measures or not args.n_bootstrap:
-        return None
-    return smooth_panel(
-        _panel(problem),
-        n_bootstrap=args.n_bootstrap,
-        random_state=np.random.RandomState(args.random_state),
-        n_jobs=args.n_jobs,
-        verbose=verbosity(args),
-    )
+        return None, {}
+    computed, (bootstrap,) = smooth_panel(_panel(problem))  # one view
+    return computed, {"smooth_ece": bootstrap}
 
 
-def _intervals(problem, measures, values, args):
-    """``{name: (low, high)}`` from ``--n-bootstrap`` resamples; empty for 0."""
-    if not args.n_bootstrap or not measures:
+def _intervals(problem, measures, values, args, joint):
+    """``{name: (low, high)}`` from ``--n-bootstrap`` resamples; empty for 0.
+
+    ``joint`` are other statistics drawn with the measures (see
+    :func:`~skcal.metrics._interval.measure_intervals`).
+    """
+    if not args.n_bootstrap or not (measures or joint):
         return {}
     return measure_intervals(
         measures,
@@ -118,6 +118,7 @@ def _intervals(problem, measures, values, args):
         verbose=verbosity(args),
         options=_options(args, measures),
         n_jobs=args.n_jobs,
+        joint=joint,
     )
 
 
@@ -130,13 +131,9 @@ def _measure(args, src, request):
         values = {
             name: problem.score(m, **options[name]) for name, m in measures.items()
         }
-        smooth = _smooth(problem, measures, args)
-        if smooth is None:
-            intervals = _intervals(problem, measures, values, args)
-        else:
-            others = {k: m for k, m in measures.items() if k != "smooth_ece"}
-            intervals = _intervals(problem, others, values, args)
-            intervals["smooth_ece"] = smooth[2][0].smooth_ece_interval
+        smooth, joint = _smooth(problem, measures, args)
+        others = {k: m for k, m in measures.items() if k not in joint}
+        intervals = _intervals(problem, others, values, args, joint)
     return problem, values, intervals, smooth
 
 

@@ -171,12 +171,13 @@ def measure_intervals(
     verbose="auto",
     options=None,
     n_jobs=None,
+    joint=None,
 ):
     """Intervals of several measures of the same predictions.
 
     The measures share their random draws (:class:`~skcal._utils._bootstrap.
     Draws`): each batch of resamples and of calibrated outcomes is drawn
-    once for all of them.
+    once for all of them, and for the ``joint`` statistics.
 
     Parameters
     ----------
@@ -199,13 +200,20 @@ def measure_intervals(
         ``{name: options of that measure}``.
     n_jobs : int or None, default=None
         Threads drawing batches of replicates at once.
+    joint : dict, default=None
+        ``{name: statistic}``: other statistics of the same rows, drawn on
+        the same draws, each with ``resampled(draws)``, ``relabeled(draws)``
+        and ``finish(resampled, null)``, which gives its interval from its
+        replicates (e.g. :class:`~skcal.metrics._smooth_ece.CurveBootstrap`,
+        which also completes its curve's band).
 
     Returns
     -------
     intervals : dict
-        ``{name: (low, high)}``.
+        ``{name: (low, high)}``, the measures' then the joint statistics'.
     """
     options = options or {}
+    joint = joint or {}
     n = problem[0].shape[0]
     statistics = []
     for name, measure in measures.items():
@@ -213,6 +221,7 @@ def measure_intervals(
         statistics.append(
             (replicates.resampled, replicates.relabeled if relabel else None)
         )
+    statistics += [(s.resampled, s.relabeled) for s in joint.values()]
     total = n_bootstrap * sum(1 if r is None else 2 for _, r in statistics)
     with Progress(
         total, f"intervals: {n_bootstrap} resamples of {n} rows", verbose
@@ -221,13 +230,17 @@ def measure_intervals(
             statistics, n, n_bootstrap, seed_of(rng), progress, n_jobs
         )
     intervals = {}
-    for name, (resampled, null) in zip(measures, replicates, strict=True):
+    for name, (resampled, null) in zip(measures, replicates, strict=False):
         draws = np.concatenate(resampled)
         intervals[name] = (
             calibration_error_interval(values[name], draws, null, confidence_level)
             if null is not None
             else score_interval(values[name], draws, confidence_level)
         )
+    for (name, statistic), (resampled, null) in zip(
+        joint.items(), replicates[len(measures) :], strict=True
+    ):
+        intervals[name] = statistic.finish(resampled, null)
     return intervals
 
 

@@ -730,38 +730,117 @@ def smooth_ece(
     return value, (bandwidths if return_per_class else float(bandwidths.mean()))
 
 
-def _band_and_interval(
-    replicates, curve, *, n_bootstrap, confidence_level, rng, verbose, n_jobs
-):
-    """The band of a curve and the interval of its SmoothECE, from replicates."""
-    n, n_points = replicates.n_samples, curve.grid.shape[0]
+class CurveBootstrap:
+    """The band of a smooth curve and the interval of its SmoothECE, from draws.
+
+    A statistic of :func:`~skcal._utils._bootstrap.draw_replicates`
+    (``resampled`` and ``relabeled``), so that its draws can be shared with
+    other measures of the same rows (the report's), and :meth:`finish`,
+    which completes the curve from the replicates.
+
+    Parameters
+    ----------
+    curve : Bunch
+        A :func:`smooth_reliability_curve` without its band.
+    replicates : SmoothEceReplicates
+        Of the curve's view, at the curve's bandwidth.
+    confidence_level : float
+        The level of the band and of the interval.
+    """
+
+    def __init__(self, curve, replicates, confidence_level):
+        self.curve, self.replicates = curve, replicates
+        self.confidence_level = confidence_level
+        self.n_samples = replicates.n_samples
+        self.relabeled = replicates.relabeled
+
+    def resampled(self, draws):
+        """The SmoothECE and the curve of each bootstrap resample of a batch."""
+        return self.replicates.resampled(draws, self.curve.grid.shape[0])
+
+    def finish(self, resampled, null):
+        """Set the curve's band and interval; return the interval.
+
+        ``resampled`` is the list of what :meth:`resampled` gave per batch,
+        ``null`` the SmoothECE of the calibrated draws.
+        """
+        curve, level = self.curve, self.confidence_level
+        values = np.concatenate([v for v, _ in resampled])
+        low, high = percentile_band(np.concatenate([c for _, c in resampled]), level)
+        undefined = np.isnan(curve.calibration)
+        low[undefined] = np.nan
+        high[undefined] = np.nan
+        interval = calibration_error_interval(curve.smooth_ece, values, null, level)
+        curve.update(band_low=low, band_high=high, smooth_ece_interval=interval)
+        return interval
+
+
+def _band_and_interval(bootstrap, *, n_bootstrap, rng, verbose, n_jobs):
+    """Draw the replicates of a :class:`CurveBootstrap` and finish its curve."""
+    n = bootstrap.n_samples
     with Progress(
         2 * n_bootstrap, f"SmoothECE: {n_bootstrap} resamples of {n} rows", verbose
     ) as progress:
         ((resampled, null),) = draw_replicates(
-            [
-                (
-                    lambda draws: replicates.resampled(draws, n_points),
-                    replicates.relabeled,
-                )
-            ],
+            [(bootstrap.resampled, bootstrap.relabeled)],
             n,
             n_bootstrap,
             seed_of(rng),
             progress,
             n_jobs,
         )
-    values = np.concatenate([v for v, _ in resampled])
-    low, high = percentile_band(
-        np.concatenate([c for _, c in resampled]), confidence_level
+    bootstrap.finish(resampled, null)
+
+
+def curve_and_bootstrap(
+    y_true,
+    y_prob,
+    *,
+    sample_weight=None,
+    pos_label=None,
+    labels=None,
+    sigma="auto",
+    eps=1e-3,
+    n_points=201,
+    reduction="auto",
+    confidence_level=0.95,
+    bootstrap=True,
+):
+    """A :func:`smooth_reliability_curve` without its band, and its bootstrap.
+
+    The arguments are those of :func:`smooth_reliability_curve` (validated
+    there); the :class:`CurveBootstrap` (None unless ``bootstrap``)
+    completes the curve from draws that the caller may share with other
+    statistics.
+    """
+    data = check_calibration_inputs(y_true, y_prob, sample_weight, pos_label, labels)
+    reduction = resolve_reduction(data, reduction)
+    ((y, p),) = binary_views(data, reduction)
+    w = data.sample_weight
+    smoother = _ReflectedGaussianSmoother.from_samples(
+        p, y, w, eps if isinstance(sigma, str) else sigma, CHANNELS
     )
-    undefined = np.isnan(curve.calibration)
-    low[undefined] = np.nan
-    high[undefined] = np.nan
-    interval = calibration_error_interval(
-        curve.smooth_ece, values, null, confidence_level
+    used, value = _bandwidth(smoother, sigma, eps)
+    calibration, density = _curve_at(smoother, used, n_points)
+    grid = np.linspace(0.0, 1.0, n_points)
+    n_effective, prediction_range = _where_the_data_are(p, w, grid, density, used)
+    curve = Bunch(
+        grid=grid,
+        calibration=calibration,
+        density=density,
+        n_effective=n_effective,
+        mean_prediction=_mean_prediction_at(smoother, used, n_points),
+        prediction_range=prediction_range,
+        sigma=used,
+        smooth_ece=value,
+        band_low=None,
+        band_high=None,
+        smooth_ece_interval=None,
     )
-    return {"band_low": low, "band_high": high, "smooth_ece_interval": interval}
+    if not bootstrap:
+        return curve, None
+    replicates = SmoothEceReplicates(y, p, w, sigma=sigma, eps=eps, bandwidth=used)
+    return curve, CurveBootstrap(curve, replicates, confidence_level)
 
 
 @validate_params(
@@ -979,41 +1058,25 @@ def smooth_reliability_curve(
     >>> curve.sigma
     0.25
     """
-    data = check_calibration_inputs(y_true, y_prob, sample_weight, pos_label, labels)
-    reduction = resolve_reduction(data, reduction)
-    ((y, p),) = binary_views(data, reduction)
-    w = data.sample_weight
-    smoother = _ReflectedGaussianSmoother.from_samples(
-        p, y, w, eps if isinstance(sigma, str) else sigma, CHANNELS
-    )
-    used, value = _bandwidth(smoother, sigma, eps)
-    calibration, density = _curve_at(smoother, used, n_points)
-    grid = np.linspace(0.0, 1.0, n_points)
-    n_effective, prediction_range = _where_the_data_are(p, w, grid, density, used)
-    result = Bunch(
-        grid=grid,
-        calibration=calibration,
-        density=density,
-        n_effective=n_effective,
-        mean_prediction=_mean_prediction_at(smoother, used, n_points),
-        prediction_range=prediction_range,
-        sigma=used,
-        smooth_ece=value,
-        band_low=None,
-        band_high=None,
-        smooth_ece_interval=None,
+    curve, bootstrap = curve_and_bootstrap(
+        y_true,
+        y_prob,
+        sample_weight=sample_weight,
+        pos_label=pos_label,
+        labels=labels,
+        sigma=sigma,
+        eps=eps,
+        n_points=n_points,
+        reduction=reduction,
+        confidence_level=confidence_level,
+        bootstrap=n_bootstrap > 0,
     )
     if n_bootstrap:
-        replicates = SmoothEceReplicates(y, p, w, sigma=sigma, eps=eps, bandwidth=used)
-        result.update(
-            _band_and_interval(
-                replicates,
-                result,
-                n_bootstrap=n_bootstrap,
-                confidence_level=confidence_level,
-                rng=check_random_state(random_state),
-                verbose=verbose,
-                n_jobs=n_jobs,
-            )
+        _band_and_interval(
+            bootstrap,
+            n_bootstrap=n_bootstrap,
+            rng=check_random_state(random_state),
+            verbose=verbose,
+            n_jobs=n_jobs,
         )
-    return result
+    return curve

@@ -202,24 +202,29 @@ def test_report_smooth_ece_interval_is_the_diagrams(
 
     The table's SmoothECE value and interval are those of the smooth
     reliability curve the diagram draws, computed once with the report's
-    seed.
+    seed, on the draws of the other measures' intervals (one call draws
+    them all).
     """
+    import skcal.metrics._interval as interval_module
     import skcal.metrics._smooth_ece as smooth_module
 
     rng = np.random.RandomState(global_random_seed)
     y, p = random_binary(rng, n=150)
     path = write_rows(tmp_path / "d.csv", ["y", "p"], rows_of(y, p))
     calls = []
-    band_and_interval = smooth_module._band_and_interval
-    monkeypatch.setattr(
-        smooth_module,
-        "_band_and_interval",
-        lambda *a, **k: calls.append(k) or band_and_interval(*a, **k),
-    )
+    draw_replicates = smooth_module.draw_replicates
+    for module in (interval_module, smooth_module):
+        monkeypatch.setattr(
+            module,
+            "draw_replicates",
+            lambda statistics, *a: (
+                calls.append(len(statistics)) or draw_replicates(statistics, *a)
+            ),
+        )
     out = tmp_path / "out"
     common = ["--y-true", "y", "--y-prob", "p", "--n-bootstrap", "20"]
     run(capsys, "report", path, *common, "--random-state", "3", "--out", out)
-    assert len(calls) == 1
+    assert calls == [5]  # the five default measures at once
     curve = smooth_reliability_curve(
         y, p, n_bootstrap=20, random_state=np.random.RandomState(3)
     )

@@ -3,9 +3,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 
 import numpy as np
+import pytest
 from numpy.testing import assert_allclose, assert_array_equal
+from scipy import stats
 
-from skcal._utils._bootstrap import Atoms
+from skcal._utils._bootstrap import Atoms, multinomial_counts
 
 
 def test_atoms_resample_is_a_bootstrap(global_random_seed):
@@ -40,3 +42,28 @@ def test_atoms_group_rows_by_key_and_weight():
     assert_array_equal(weighted.key, [0, 1, 3, 3])
     assert_array_equal(weighted.weight, [1.0, 2.0, 1.0, 5.0])
     assert_array_equal(weighted.n_rows, [1, 2, 2, 1])
+
+
+@pytest.mark.parametrize("block", [4, 10, 64])
+def test_blocked_counts_are_a_multinomial_of_the_rows(block):
+    """Check that counts drawn block by block have the law of drawing all rows.
+
+    Each count is Binomial(n, 1/n) and two counts have covariance -1/n,
+    within a block and across blocks (blocks of 4 cut 10 rows into three).
+    """
+    n, n_draws = 10, 20000
+    generator = np.random.default_rng(0)
+    draws = np.array(
+        [multinomial_counts(generator, n, np.empty(n), block) for _ in range(n_draws)]
+    )
+    assert_array_equal(draws.sum(axis=1), n)
+    covariance = np.cov(draws, rowvar=False)
+    expected = np.full((n, n), -1.0 / n)
+    np.fill_diagonal(expected, 1.0 - 1.0 / n)
+    assert_allclose(draws.mean(axis=0), 1.0, atol=0.03)
+    assert_allclose(covariance, expected, atol=0.04)
+    # Every row's count against the binomial pmf (counts of 4 or more pooled).
+    observed = np.bincount(np.minimum(draws.ravel(), 4).astype(int), minlength=5)
+    pmf = stats.binom.pmf(np.arange(4), n, 1.0 / n)
+    expected_counts = draws.size * np.append(pmf, 1.0 - pmf.sum())
+    assert stats.chisquare(observed, expected_counts).pvalue > 1e-3
