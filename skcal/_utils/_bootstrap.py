@@ -211,6 +211,17 @@ class Draws:
             multinomial_counts(self.generator, self.n_samples, row)
         return counts
 
+    def totals(self, weights):
+        """The total weight of each resample: ``weights.sum(axis=1)``.
+
+        ``weights`` are the counts times the rows' weights, or the counts
+        themselves for unweighted rows (``weights is self.counts``), whose
+        totals are the number of draws, ``n_samples``, without a pass.
+        """
+        if weights is self.counts:
+            return np.full(self.size, float(self.n_samples))
+        return weights.sum(axis=1)
+
     @cached_property
     def uniforms(self):
         return self.generator.random((self.size, self.n_samples))
@@ -336,8 +347,12 @@ class SortedView:
         return draws.counts * self.weight
 
     def outcomes(self, draws):
-        """Outcomes drawn from the predictions (float64 0/1), one set per draw."""
-        return (draws.uniforms < self.p).astype(np.float64)
+        """Outcomes drawn from the predictions (bool), one set per draw.
+
+        Arithmetic with float64 arrays, and sums with ``dtype=np.float64``,
+        use them without a float copy.
+        """
+        return draws.uniforms < self.p
 
 
 class NullLabels:

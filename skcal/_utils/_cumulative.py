@@ -128,7 +128,7 @@ class _CutoffReplicates:
     def resampled(self, draws):
         """The statistic of each bootstrap resample of the batch."""
         weights = self.view.weights(draws)
-        totals = weights.sum(axis=1)
+        totals = draws.totals(weights)
         empty = ~(totals > 0)
         totals[empty] = 1.0  # only rows of zero weight were drawn
         residual = weights * self.residual  # the draws are shared: not in place
@@ -138,8 +138,7 @@ class _CutoffReplicates:
 
     def relabeled(self, draws):
         """The statistic of each set of outcomes drawn from the predictions."""
-        residual = self.view.outcomes(draws)
-        residual -= self.view.p
+        residual = np.subtract(self.view.outcomes(draws), self.view.p)
         if self.view.weight is not None:
             residual *= self.view.weight
         return range_with_zero(prefix_sums_at(residual, self.ends, self.view.total))

@@ -141,7 +141,7 @@ class _BinnedReplicates:
         self.prediction_sums = self._sums(w * view.p)
 
     def _sums(self, values):
-        return np.add.reduceat(values, self.starts, axis=-1)
+        return np.add.reduceat(values, self.starts, axis=-1, dtype=np.float64)
 
     def _errors(self, weights, gap_sums):
         return np.array(
@@ -162,7 +162,7 @@ class _BinnedReplicates:
         """The error of each set of outcomes drawn from the predictions."""
         outcomes = self.view.outcomes(draws)
         if self.view.weight is not None:
-            outcomes *= self.view.weight
+            outcomes = outcomes * self.view.weight
         gap_sums = self.prediction_sums - self._sums(outcomes)
         return self._errors(np.broadcast_to(self.weight_sums, gap_sums.shape), gap_sums)
 

@@ -93,7 +93,7 @@ class _RowLossReplicates:
 
     def resampled(self, draws):
         weights = draws.counts if self.weight is None else draws.counts * self.weight
-        totals = weights.sum(axis=1)
+        totals = draws.totals(weights)
         values = np.full(draws.size, math.nan)
         drawn = totals > 0  # else only rows of zero weight were drawn
         values[drawn] = (weights @ self.losses)[drawn] / totals[drawn]

@@ -453,12 +453,11 @@ class SmoothEceReplicates:
         # Calibrated draws (whose value needs the residual channel alone):
         # the predictions' part of the residual does not change between
         # draws; each row's drawn outcome goes to the two nodes around it,
-        # with the shares of its offset.
+        # the upper one its weight times its offset, the lower one the rest.
         cell, offset = grid_cells(self.view.p, self.n_intervals)
         self.starts = np.flatnonzero(np.diff(cell, prepend=-1))
         self.cells = cell[self.starts]
-        w = 1.0 if sample_weight is None else self.view.weight
-        self.shares = (w * (1.0 - offset), w * offset)
+        self.offset = offset
         self.prediction_masses = linear_binning(
             p,
             np.zeros(self.n_samples, dtype=np.uint8),
@@ -512,11 +511,13 @@ class SmoothEceReplicates:
         values : ndarray of shape (draws.size,)
         """
         outcomes = self.view.outcomes(draws)
+        if self.view.weight is not None:
+            outcomes = outcomes * self.view.weight
+        cell_sums = np.add.reduceat(outcomes, self.starts, axis=1, dtype=np.float64)
+        upper = np.add.reduceat(outcomes * self.offset, self.starts, axis=1)
         outcome = np.zeros((draws.size, self.n_intervals + 2))
-        for shift, share in enumerate(self.shares):
-            outcome[:, self.cells + shift] += np.add.reduceat(
-                outcomes * share, self.starts, axis=1
-            )
+        outcome[:, self.cells] = cell_sums - upper
+        outcome[:, self.cells + 1] += upper
         masses = (self.prediction_masses[0] - outcome[:, :-1])[:, None]
         totals = np.full(draws.size, self.view.total)
         return self._values(masses, totals, ("residual",))[0]
