@@ -25,6 +25,10 @@ _RADEMACHER_CONSTANT = 20.0
 # Labels drawn per block of the null distribution (a block is one 2-D array).
 _NULL_BLOCK = 1 << 18
 
+# Values summed at once by :func:`cumulative_range`: 256 KiB, which stay in
+# a core's cache through the block's several passes.
+_RANGE_BLOCK = 1 << 15
+
 
 def residual_prefix_sums(ties, y, *, presorted=False):
     """Normalised cumulative residuals at the end of each tie group.
@@ -76,6 +80,53 @@ def range_with_zero(prefix):
     return np.maximum(prefix.max(axis=-1), 0.0) - np.minimum(prefix.min(axis=-1), 0.0)
 
 
+def cumulative_range(fill, shape, ends, block=_RANGE_BLOCK):
+    """:func:`range_with_zero` of cumulative sums, computed block by block.
+
+    Equal (to rounding) to ``range_with_zero(prefix_sums_at(values, ends,
+    1.0))`` for the ``values`` that ``fill`` writes, without the array of
+    all of them: each block of columns is filled, summed cumulatively from
+    the running total of the blocks before it, and its largest and smallest
+    sums (at ``ends``) kept, while it is in the cache. The cutoff error is
+    this range divided by the total weight.
+
+    Parameters
+    ----------
+    fill : callable
+        ``fill(start, stop, out)`` writes the values of columns
+        ``start:stop`` into ``out``, of shape ``(shape[0], stop - start)``.
+    shape : tuple of (int, int)
+        ``(rows, columns)`` of the values.
+    ends : ndarray of int or None
+        The sorted columns at which the sums are read; None reads all.
+    block : int, default=_RANGE_BLOCK
+        Values per block, at least one column's.
+
+    Returns
+    -------
+    range : ndarray of shape (shape[0],)
+    """
+    n_rows, n_columns = shape
+    width = max(1, block // n_rows)
+    buffer = np.empty((n_rows, width))
+    carry, high, low = np.zeros(n_rows), np.zeros(n_rows), np.zeros(n_rows)
+    for start in range(0, n_columns, width):
+        stop = min(start + width, n_columns)
+        sums = buffer[:, : stop - start]
+        fill(start, stop, sums)
+        np.cumsum(sums, axis=1, out=sums)
+        sums += carry[:, None]
+        carry[:] = sums[:, -1]
+        if ends is not None:
+            inside = ends[np.searchsorted(ends, start) : np.searchsorted(ends, stop)]
+            if not inside.shape[0]:
+                continue
+            sums = sums.take(inside - start, axis=1)
+        np.maximum(high, sums.max(axis=1), out=high)
+        np.minimum(low, sums.min(axis=1), out=low)
+    return high - low
+
+
 def cutoff_statistic(y, p, sample_weight, ties=None):
     """The plug-in cutoff calibration error of one binary view.
 
@@ -92,7 +143,15 @@ def cutoff_statistic(y, p, sample_weight, ties=None):
     """
     if ties is None:
         ties = Ties(p, sample_weight)
-    return float(range_with_zero(residual_prefix_sums(ties, y)))
+    order, sorted_p, w = ties.order, ties.sorted, ties.w_sorted
+
+    def fill(start, stop, out):
+        np.subtract(y[order[start:stop]], sorted_p[start:stop], out=out[0])
+        if w is not None:
+            out[0] *= w[start:stop]
+
+    ranges = cumulative_range(fill, (1, order.shape[0]), ties.tied_ends)
+    return float(ranges[0]) / ties.total_weight
 
 
 class CutoffCore:
@@ -123,25 +182,32 @@ class _CutoffReplicates:
         self.view, self.order = view, view.order
         p = view.p
         self.ends = group_ends(p)
-        self.residual = view.y - p
+        w = 1.0 if view.weight is None else view.weight
+        self.residual = w * (view.y - p)  # the weighted residual, per count
 
     def resampled(self, draws):
         """The statistic of each bootstrap resample of the batch."""
-        weights = self.view.weights(draws)
-        totals = draws.totals(weights)
-        empty = ~(totals > 0)
-        totals[empty] = 1.0  # only rows of zero weight were drawn
-        residual = weights * self.residual  # the draws are shared: not in place
-        values = range_with_zero(prefix_sums_at(residual, self.ends, totals))
-        values[empty] = np.nan
+        counts, residual = draws.counts, self.residual
+
+        def fill(start, stop, out):
+            np.multiply(counts[:, start:stop], residual[start:stop], out=out)
+
+        totals = draws.totals(self.view.weight)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            values = cumulative_range(fill, counts.shape, self.ends) / totals
+        values[~(totals > 0)] = np.nan  # only rows of zero weight were drawn
         return values
 
     def relabeled(self, draws):
         """The statistic of each set of outcomes drawn from the predictions."""
-        residual = np.subtract(self.view.outcomes(draws), self.view.p)
-        if self.view.weight is not None:
-            residual *= self.view.weight
-        return range_with_zero(prefix_sums_at(residual, self.ends, self.view.total))
+        outcomes, p, w = self.view.outcomes(draws), self.view.p, self.view.weight
+
+        def fill(start, stop, out):
+            np.subtract(outcomes[:, start:stop], p[start:stop], out=out)
+            if w is not None:
+                out *= w[start:stop]
+
+        return cumulative_range(fill, outcomes.shape, self.ends) / self.view.total
 
 
 def null_statistics(ties, n_draws, rng):

@@ -127,16 +127,20 @@ class _BinnedReplicates:
 
     The rows sorted by prediction fill each equal-width bin contiguously, so
     a replicate's per-bin weights and residual sums ``sum w (p - y)`` are
-    sums over fixed segments (``numpy.add.reduceat``); without debiasing,
-    the error depends on nothing else.
+    sums over fixed segments; without debiasing, the error depends on
+    nothing else. A resample's are products of its counts with the rows'
+    ``(w, w (p - y))``, one matrix product per bin for a batch, which reads
+    the counts once.
     """
 
     def __init__(self, view, n_bins, norm):
         self.view, self.norm, self.order = view, norm, view.order
         bins = make_binning(view.p, None, n_bins, "uniform").assign(view.p)
         self.starts = np.flatnonzero(np.diff(bins, prepend=-1))
-        self.residual = view.p - view.y
+        self.stops = np.append(self.starts[1:], bins.shape[0]).tolist()
         w = np.ones(view.p.shape[0]) if view.weight is None else view.weight
+        # The columns (w, w (p - y)) of the rows, in sorted order.
+        self.columns = np.column_stack([w, w * (view.p - view.y)])
         self.weight_sums = self._sums(w)
         self.prediction_sums = self._sums(w * view.p)
 
@@ -155,8 +159,11 @@ class _BinnedReplicates:
 
     def resampled(self, draws):
         """The error of each bootstrap resample of the batch."""
-        weights = self.view.weights(draws)
-        return self._errors(self._sums(weights), self._sums(weights * self.residual))
+        sums = np.empty((draws.size, self.starts.shape[0], 2))
+        segments = zip(self.starts.tolist(), self.stops, strict=True)
+        for k, (start, stop) in enumerate(segments):
+            sums[:, k] = draws.counts[:, start:stop] @ self.columns[start:stop]
+        return self._errors(sums[..., 0], sums[..., 1])
 
     def relabeled(self, draws):
         """The error of each set of outcomes drawn from the predictions."""

@@ -89,14 +89,14 @@ class _RowLossReplicates:
     """A proper score, the weighted mean of per-row losses, on resamples."""
 
     def __init__(self, losses, weight):
-        self.losses, self.weight = losses, weight
+        self.weight = weight
+        self.losses = losses if weight is None else losses * weight
 
     def resampled(self, draws):
-        weights = draws.counts if self.weight is None else draws.counts * self.weight
-        totals = draws.totals(weights)
+        totals = draws.totals(self.weight)
         values = np.full(draws.size, math.nan)
         drawn = totals > 0  # else only rows of zero weight were drawn
-        values[drawn] = (weights @ self.losses)[drawn] / totals[drawn]
+        values[drawn] = (draws.counts @ self.losses)[drawn] / totals[drawn]
         return values
 
 
