@@ -15,7 +15,13 @@ import math
 import numpy as np
 
 from skcal._utils._bootstrap import SortedView
-from skcal._utils._ties import Ties, group_ends
+from skcal._utils._ties import (
+    Ties,
+    decode_keys,
+    group_ends,
+    key_group_ends,
+    outcome_keys,
+)
 
 # The constants of Proposition 4.1 of Rossellini et al. (2025): with
 # probability at least 1 - delta, the plug-in estimate is within
@@ -141,6 +147,8 @@ def cutoff_statistic(y, p, sample_weight, ties=None):
     -------
     statistic : float
     """
+    if ties is None and sample_weight is None:
+        return _unweighted_cutoff_statistic(y, p)
     if ties is None:
         ties = Ties(p, sample_weight)
     order, sorted_p, w = ties.order, ties.sorted, ties.w_sorted
@@ -152,6 +160,23 @@ def cutoff_statistic(y, p, sample_weight, ties=None):
 
     ranges = cumulative_range(fill, (1, order.shape[0]), ties.tied_ends)
     return float(ranges[0]) / ties.total_weight
+
+
+def _unweighted_cutoff_statistic(y, p):
+    """:func:`cutoff_statistic` without weights, from one sort of 64-bit keys.
+
+    The rows are sorted with their outcomes (:func:`~skcal._utils._ties.
+    outcome_keys`): no index array, and no gather of the outcomes.
+    """
+    keys = outcome_keys(p, y)
+    keys.sort()
+
+    def fill(start, stop, out):
+        sorted_p, sorted_y = decode_keys(keys[start:stop])
+        np.subtract(sorted_y, sorted_p, out=out[0])
+
+    ends = key_group_ends(keys)
+    return float(cumulative_range(fill, (1, keys.shape[0]), ends)[0]) / keys.shape[0]
 
 
 class CutoffCore:

@@ -34,6 +34,57 @@ def group_ends(sorted_values):
     return np.append(np.flatnonzero(new), sorted_values.shape[0] - 1)
 
 
+def outcome_keys(p, y):
+    """Predictions in [0, 1] and 0/1 outcomes as one sortable array of 64-bit keys.
+
+    The bits of a non-negative float64, read as an unsigned integer, order
+    as the float does; shifted left by one, they leave the lowest bit for
+    the outcome. Sorting the keys (``keys.sort()``, several times faster
+    than ``argsort`` and with no index array) sorts the rows by prediction,
+    outcomes with their rows; :func:`decode_keys` reads a block back. -0.0
+    becomes 0.0.
+
+    Examples
+    --------
+    >>> keys = outcome_keys(np.array([0.7, 0.2, 0.7]), np.array([1, 0, 0]))
+    >>> keys.sort()
+    >>> decode_keys(keys)
+    (array([0.2, 0.7, 0.7]), array([0, 0, 1], dtype=uint64))
+    """
+    keys = np.add(p, 0.0).view(np.uint64)  # a copy without the sign of -0.0
+    keys <<= np.uint64(1)
+    # y is cast block by block, not copied whole.
+    np.bitwise_or(keys, y, out=keys, dtype=np.uint64, casting="unsafe")
+    return keys
+
+
+def decode_keys(keys):
+    """The predictions (float64) and outcomes (uint64) of :func:`outcome_keys`."""
+    return (keys >> np.uint64(1)).view(np.float64), keys & np.uint64(1)
+
+
+def key_group_ends(keys, block=1 << 16):
+    """:func:`group_ends` of the predictions of sorted keys, a block at a time.
+
+    The positions are gathered only when some predictions are equal (a
+    first pass counts the changes), so distinct predictions need no array
+    as long as the data.
+    """
+    n = keys.shape[0]
+    one = np.uint64(1)
+
+    def changes():
+        for start in range(0, n - 1, block):
+            stop = min(start + block + 1, n)
+            new = (keys[start : stop - 1] >> one) != (keys[start + 1 : stop] >> one)
+            yield start, new
+
+    if sum(int(np.count_nonzero(new)) for _, new in changes()) == n - 1:
+        return None
+    ends = [np.flatnonzero(new) + start for start, new in changes()]
+    return np.concatenate([*ends, [n - 1]])
+
+
 class Ties:
     """Samples sorted by prediction, and the groups of identical predictions.
 
