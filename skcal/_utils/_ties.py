@@ -63,6 +63,19 @@ def decode_keys(keys):
     return (keys >> np.uint64(1)).view(np.float64), keys & np.uint64(1)
 
 
+def split_keys(keys):
+    """The predictions and outcomes (uint8) of keys, the keys becoming the former.
+
+    :func:`decode_keys` without a copy of the keys: they are shifted in
+    place and viewed as float64.
+    """
+    one = np.uint64(1)
+    y = np.empty(keys.shape[0], dtype=np.uint8)
+    np.bitwise_and(keys, one, out=y, casting="unsafe")
+    keys >>= one
+    return keys.view(np.float64), y
+
+
 def key_group_ends(keys, block=1 << 16):
     """:func:`group_ends` of the predictions of sorted keys, a block at a time.
 
@@ -96,11 +109,17 @@ class Ties:
         are one value), and are sorted lexicographically.
     sample_weight : ndarray of shape (n_samples,) or None
         Non-negative weights.
+    presorted : bool, default=False
+        Whether ``p`` is already sorted (e.g. by :func:`outcome_keys`): then
+        ``order`` is None and values given in the original order are taken
+        as sorted.
 
     Attributes
     ----------
-    order : ndarray of shape (n_samples,)
-        The permutation that sorts the predictions.
+    order : ndarray of shape (n_samples,) or None
+        The permutation that sorts the predictions (None if ``presorted``).
+    n_samples : int
+        The number of rows.
     sorted : ndarray
         The sorted predictions, ``p[order]``.
     ends : ndarray of shape (n_groups,)
@@ -116,15 +135,22 @@ class Ties:
         The sum of the weights (the number of rows when unweighted).
     """
 
-    def __init__(self, p, sample_weight=None):
-        n = p.shape[0]
-        self.order = np.argsort(p) if p.ndim == 1 else np.lexsort(p.T[::-1])
-        self.sorted = p[self.order]
+    def __init__(self, p, sample_weight=None, presorted=False):
+        n = self.n_samples = p.shape[0]
+        if presorted:
+            self.order = None
+        else:
+            self.order = np.argsort(p) if p.ndim == 1 else np.lexsort(p.T[::-1])
+        self.sorted = self._sort(p)
         self.tied_ends = group_ends(self.sorted)
-        self.w_sorted = None if sample_weight is None else sample_weight[self.order]
+        self.w_sorted = None if sample_weight is None else self._sort(sample_weight)
         self.total_weight = (
             float(n) if sample_weight is None else float(self.w_sorted.sum())
         )
+
+    def _sort(self, values):
+        """``values`` (in the original order) in sorted order."""
+        return values if self.order is None else values[self.order]
 
     def reweighted(self, sample_weight):
         """The same sorted predictions with other weights (no new sort).
@@ -133,15 +159,16 @@ class Ties:
         resamples of the rows change only the weights.
         """
         other = object.__new__(Ties)
-        other.order, other.sorted, other.tied_ends = (
+        other.order, other.sorted, other.tied_ends, other.n_samples = (
             self.order,
             self.sorted,
             self.tied_ends,
+            self.n_samples,
         )
         if sample_weight is None:
-            other.w_sorted, other.total_weight = None, float(self.order.shape[0])
+            other.w_sorted, other.total_weight = None, float(self.n_samples)
         else:
-            other.w_sorted = sample_weight[self.order]
+            other.w_sorted = self._sort(sample_weight)
             other.total_weight = float(other.w_sorted.sum())
         return other
 
@@ -152,14 +179,12 @@ class Ties:
     @cached_property
     def ends(self):
         if self.tied_ends is None:
-            return np.arange(self.order.shape[0])
+            return np.arange(self.n_samples)
         return self.tied_ends
 
     @property
     def n_groups(self):
-        return (
-            self.order.shape[0] if self.tied_ends is None else self.tied_ends.shape[0]
-        )
+        return self.n_samples if self.tied_ends is None else self.tied_ends.shape[0]
 
     @property
     def values(self):
@@ -175,8 +200,10 @@ class Ties:
     @cached_property
     def inverse(self):
         """The group of each sample, in the original order."""
-        group = np.zeros(self.order.shape[0], dtype=np.intp)
+        group = np.zeros(self.n_samples, dtype=np.intp)
         group[self._starts[1:]] = 1
+        if self.order is None:
+            return np.cumsum(group)
         inverse = np.empty_like(group)
         inverse[self.order] = np.cumsum(group)
         return inverse
@@ -186,7 +213,7 @@ class Ties:
         """Total weight of each group (its size when unweighted)."""
         if self.w_sorted is None:
             if self.distinct:
-                return np.ones(self.order.shape[0])
+                return np.ones(self.n_samples)
             return np.diff(np.r_[-1, self.ends]).astype(np.float64)
         return self.w_sorted if self.distinct else self.group_sums(self.w_sorted)
 
@@ -194,7 +221,7 @@ class Ties:
     def n_alone(self):
         """The number of rows alone in their group."""
         if self.distinct:
-            return self.order.shape[0]
+            return self.n_samples
         return int(np.count_nonzero(np.diff(np.r_[-1, self.ends]) == 1))
 
     def group_sums(self, sorted_values):
@@ -216,7 +243,7 @@ class Ties:
         sums : ndarray of shape (n_groups,)
             ``sum_{i in group} w_i values_i``.
         """
-        values = np.asarray(values, dtype=np.float64)[self.order]
+        values = self._sort(np.asarray(values, dtype=np.float64))
         if self.w_sorted is not None:
-            values *= self.w_sorted
+            values = values * self.w_sorted  # not in place: values may be the input
         return self.group_sums(values)

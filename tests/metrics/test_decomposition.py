@@ -957,3 +957,31 @@ def test_exact_warning_needs_enough_rows():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         calibration_decomposition([0, 1, 1], [0.2, 0.6, 0.9], method="exact")
+
+
+@pytest.mark.parametrize("method", ["exact", "isotonic"])
+@pytest.mark.parametrize("loss", ["brier", "log"])
+@pytest.mark.parametrize("n_values", [5, None])
+def test_sorted_keys_path_equals_the_argsort_path(
+    global_random_seed, method, loss, n_values
+):
+    """Check that unweighted views (sorted by keys) decompose as weighted ones.
+
+    Unit weights take the argsort path of :class:`Ties`; the terms must
+    agree to rounding, with repeated predictions (0 and 1 among them) and
+    with distinct ones.
+    """
+    rng = np.random.RandomState(global_random_seed)
+    n = 300
+    if n_values is None:
+        p = rng.uniform(size=n)
+    else:
+        p = rng.choice(np.r_[0.0, 1.0, rng.uniform(size=n_values - 2)], size=n)
+    y = (rng.uniform(size=n) < np.clip(p, 0.05, 0.95)).astype(int)
+    options = {"method": method, "loss": loss}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # exact on distinct values
+        unweighted = calibration_decomposition(y, p, **options)
+        weighted = calibration_decomposition(y, p, sample_weight=np.ones(n), **options)
+    for term in ("score", "miscalibration", "discrimination", "uncertainty"):
+        assert_allclose(unweighted[term], weighted[term], rtol=1e-10, atol=1e-12)

@@ -129,3 +129,24 @@ def test_normalized_weights_and_effective_size_at_every_scale(scale):
     assert normalized_weights(ones) is ones
     assert effective_size(None, 7) == 7.0
     assert power_of_two_scale(np.zeros(3)) == 1.0
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_presorted_ties_are_the_ties_of_the_sorted_rows(global_random_seed, weighted):
+    """Check Ties of sorted predictions (no order) against a sort of shuffled ones."""
+    rng = np.random.RandomState(global_random_seed)
+    p = np.sort(rng.choice([0.1, 0.4, 0.4, 0.7, 0.9], size=40))
+    w = rng.uniform(0.5, 2.0, size=40) if weighted else None
+    values = rng.uniform(size=40)
+    presorted = Ties(p, w, presorted=True)
+    assert presorted.order is None
+    shuffle = rng.permutation(40)
+    ties = Ties(p[shuffle], None if w is None else w[shuffle])
+    assert_array_equal(presorted.sorted, ties.sorted)
+    assert_array_equal(presorted.ends, ties.ends)
+    assert_allclose(presorted.weight, ties.weight)
+    assert_allclose(presorted.sum(values), ties.sum(values[shuffle]))
+    assert_array_equal(presorted.inverse, ties.inverse[np.argsort(shuffle)])
+    assert presorted.n_alone == ties.n_alone and presorted.n_samples == 40
+    reweighted = presorted.reweighted(values)
+    assert_allclose(reweighted.w_sorted, values)
