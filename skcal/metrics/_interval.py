@@ -93,11 +93,9 @@ class _RowLossReplicates:
         self.losses = losses if weight is None else losses * weight
 
     def resampled(self, draws):
-        totals = draws.totals(self.weight)
-        values = np.full(draws.size, math.nan)
-        drawn = totals > 0  # else only rows of zero weight were drawn
-        values[drawn] = (draws.counts @ self.losses)[drawn] / totals[drawn]
-        return values
+        # 0 / 0, NaN, when only rows of zero weight were drawn.
+        with np.errstate(invalid="ignore"):
+            return (draws.counts @ self.losses) / draws.totals(self.weight)
 
 
 class _EvaluatedReplicates:
