@@ -373,12 +373,6 @@ class SortedView:
             float(p.shape[0]) if sample_weight is None else float(self.weight.sum())
         )
 
-    def weights(self, draws):
-        """The weights of the rows in each resample: counts times weights."""
-        if self.weight is None:
-            return draws.counts
-        return draws.counts * self.weight
-
     def outcomes(self, draws):
         """Outcomes drawn from the predictions (bool), one set per draw.
 

@@ -20,7 +20,7 @@ from skcal._utils._ties import (
     decode_keys,
     group_ends,
     key_group_ends,
-    outcome_keys,
+    sorted_outcome_keys,
 )
 
 # The constants of Proposition 4.1 of Rossellini et al. (2025): with
@@ -60,24 +60,12 @@ def residual_prefix_sums(ties, y, *, presorted=False):
     residual -= ties.sorted
     if ties.w_sorted is not None:
         residual *= ties.w_sorted
-    return prefix_sums_at(residual, ties.tied_ends, ties.total_weight)
-
-
-def prefix_sums_at(residual, ends, total_weight):
-    """Cumulative sums of sorted weighted residuals at the ends of the tie groups.
-
-    ``residual`` (modified in place) holds ``w (y - p)`` in sorted order;
-    the sums are divided by ``total_weight`` (a float, or one per row of a
-    2-D ``residual``). ``ends`` of None (every row ends a group, see
-    :func:`~skcal._utils._ties.group_ends`) reads every sum.
-    """
     np.cumsum(residual, axis=-1, out=residual)
-    if ends is not None and ends.shape[0] < residual.shape[-1]:
+    if ties.tied_ends is not None:
         # `take` keeps rows contiguous (fancy indexing would not), and
         # reductions along them fast.
-        residual = residual.take(ends, axis=-1)
-    total_weight = np.asarray(total_weight, dtype=np.float64)
-    residual /= total_weight[..., None] if total_weight.ndim else total_weight
+        residual = residual.take(ties.tied_ends, axis=-1)
+    residual /= ties.total_weight
     return residual
 
 
@@ -89,12 +77,13 @@ def range_with_zero(prefix):
 def cumulative_range(fill, shape, ends, block=_RANGE_BLOCK):
     """:func:`range_with_zero` of cumulative sums, computed block by block.
 
-    Equal (to rounding) to ``range_with_zero(prefix_sums_at(values, ends,
-    1.0))`` for the ``values`` that ``fill`` writes, without the array of
-    all of them: each block of columns is filled, summed cumulatively from
-    the running total of the blocks before it, and its largest and smallest
-    sums (at ``ends``) kept, while it is in the cache. The cutoff error is
-    this range divided by the total weight.
+    Equal (to rounding) to :func:`range_with_zero` of the cumulative sums
+    (along the rows, read at ``ends``) of the ``values`` that ``fill``
+    writes, without the array of all of them: each block of columns is
+    filled, summed cumulatively from the running total of the blocks before
+    it, and its largest and smallest sums (at ``ends``) kept, while it is
+    in the cache. The cutoff error is this range divided by the total
+    weight.
 
     Parameters
     ----------
@@ -166,10 +155,9 @@ def _unweighted_cutoff_statistic(y, p):
     """:func:`cutoff_statistic` without weights, from one sort of 64-bit keys.
 
     The rows are sorted with their outcomes (:func:`~skcal._utils._ties.
-    outcome_keys`): no index array, and no gather of the outcomes.
+    sorted_outcome_keys`): no index array, and no gather of the outcomes.
     """
-    keys = outcome_keys(p, y)
-    keys.sort()
+    keys = sorted_outcome_keys(p, y)
 
     def fill(start, stop, out):
         sorted_p, sorted_y = decode_keys(keys[start:stop])

@@ -34,20 +34,18 @@ def group_ends(sorted_values):
     return np.append(np.flatnonzero(new), sorted_values.shape[0] - 1)
 
 
-def outcome_keys(p, y):
-    """Predictions in [0, 1] and 0/1 outcomes as one sortable array of 64-bit keys.
+def sorted_outcome_keys(p, y):
+    """Predictions in [0, 1] and 0/1 outcomes sorted together, as 64-bit keys.
 
     The bits of a non-negative float64, read as an unsigned integer, order
     as the float does; shifted left by one, they leave the lowest bit for
-    the outcome. Sorting the keys (``keys.sort()``, several times faster
-    than ``argsort`` and with no index array) sorts the rows by prediction,
-    outcomes with their rows; :func:`decode_keys` reads a block back. -0.0
-    becomes 0.0.
+    the outcome. Sorting the keys (several times faster than ``argsort``,
+    and with no index array) sorts the rows by prediction, outcomes with
+    their rows; :func:`decode_keys` reads a block back. -0.0 becomes 0.0.
 
     Examples
     --------
-    >>> keys = outcome_keys(np.array([0.7, 0.2, 0.7]), np.array([1, 0, 0]))
-    >>> keys.sort()
+    >>> keys = sorted_outcome_keys(np.array([0.7, 0.2, 0.7]), np.array([1, 0, 0]))
     >>> decode_keys(keys)
     (array([0.2, 0.7, 0.7]), array([0, 0, 1], dtype=uint64))
     """
@@ -55,11 +53,12 @@ def outcome_keys(p, y):
     keys <<= np.uint64(1)
     # y is cast block by block, not copied whole.
     np.bitwise_or(keys, y, out=keys, dtype=np.uint64, casting="unsafe")
+    keys.sort()
     return keys
 
 
 def decode_keys(keys):
-    """The predictions (float64) and outcomes (uint64) of :func:`outcome_keys`."""
+    """The predictions (float64) and outcomes (uint64) of sorted keys."""
     return (keys >> np.uint64(1)).view(np.float64), keys & np.uint64(1)
 
 
@@ -110,7 +109,7 @@ class Ties:
     sample_weight : ndarray of shape (n_samples,) or None
         Non-negative weights.
     presorted : bool, default=False
-        Whether ``p`` is already sorted (e.g. by :func:`outcome_keys`): then
+        Whether ``p`` is already sorted (e.g. by :func:`sorted_outcome_keys`): then
         ``order`` is None and values given in the original order are taken
         as sorted.
 
@@ -151,26 +150,6 @@ class Ties:
     def _sort(self, values):
         """``values`` (in the original order) in sorted order."""
         return values if self.order is None else values[self.order]
-
-    def reweighted(self, sample_weight):
-        """The same sorted predictions with other weights (no new sort).
-
-        Equal to ``Ties(p, sample_weight)`` for the ``p`` of this object;
-        resamples of the rows change only the weights.
-        """
-        other = object.__new__(Ties)
-        other.order, other.sorted, other.tied_ends, other.n_samples = (
-            self.order,
-            self.sorted,
-            self.tied_ends,
-            self.n_samples,
-        )
-        if sample_weight is None:
-            other.w_sorted, other.total_weight = None, float(self.n_samples)
-        else:
-            other.w_sorted = self._sort(sample_weight)
-            other.total_weight = float(other.w_sorted.sum())
-        return other
 
     @property
     def distinct(self):

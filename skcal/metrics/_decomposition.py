@@ -14,7 +14,7 @@ from skcal._docstrings import fill_doc
 from skcal._param_validation import StrOptions, validate_params
 from skcal._reduction import binary_views, resolve_reduction
 from skcal._utils._scaling import drop_zero_weight
-from skcal._utils._ties import Ties, outcome_keys, split_keys
+from skcal._utils._ties import Ties, sorted_outcome_keys, split_keys
 from skcal._validation import DATA_CONSTRAINTS, check_calibration_inputs
 from skcal.metrics._proper import (
     LOSSES,
@@ -53,15 +53,13 @@ def _grouped(y, p, sample_weight):
 
     The terms do not depend on the order of the rows, so an unweighted
     binary view is sorted with its outcomes by one sort of keys
-    (:func:`~skcal._utils._ties.outcome_keys`), several times faster than
+    (:func:`~skcal._utils._ties.sorted_outcome_keys`), several times faster than
     an argsort, and its rows kept in that order.
     """
     sample_weight, y, p = drop_zero_weight(sample_weight, y, p)
     if sample_weight is not None or p.ndim != 1:
         return _Grouped(y, p, sample_weight, Ties(p, sample_weight))
-    keys = outcome_keys(p, y)
-    keys.sort()
-    p, y = split_keys(keys)
+    p, y = split_keys(sorted_outcome_keys(p, y))
     return _Grouped(y, p, None, Ties(p, presorted=True))
 
 

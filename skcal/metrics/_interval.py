@@ -228,7 +228,8 @@ def measure_intervals(
             statistics, n, n_bootstrap, seed_of(rng), progress, n_jobs
         )
     intervals = {}
-    for name, (resampled, null) in zip(measures, replicates, strict=False):
+    n_measures = len(measures)
+    for name, (resampled, null) in zip(measures, replicates[:n_measures], strict=True):
         draws = np.concatenate(resampled)
         intervals[name] = (
             calibration_error_interval(values[name], draws, null, confidence_level)
@@ -236,7 +237,7 @@ def measure_intervals(
             else score_interval(values[name], draws, confidence_level)
         )
     for (name, statistic), (resampled, null) in zip(
-        joint.items(), replicates[len(measures) :], strict=True
+        joint.items(), replicates[n_measures:], strict=True
     ):
         intervals[name] = statistic.finish(resampled, null)
     return intervals

@@ -13,7 +13,7 @@ from skcal._utils._ties import (
     decode_keys,
     group_ends,
     key_group_ends,
-    outcome_keys,
+    sorted_outcome_keys,
 )
 
 
@@ -73,8 +73,7 @@ def test_cutoff_from_sorted_keys_is_the_argsort_path(n, n_values, seed):
     y = (rng.uniform(size=n) < p).astype(np.uint8)
     expected = cutoff_statistic(y, p, None, Ties(p))
     assert_allclose(cutoff_statistic(y, p, None), expected, rtol=1e-12, atol=1e-15)
-    keys = outcome_keys(p, y)
-    keys.sort()
+    keys = sorted_outcome_keys(p, y)
     sorted_p, sorted_y = decode_keys(keys)
     assert_array_equal(sorted_p, np.sort(p + 0.0))
     assert sorted_y.sum() == y.sum()

@@ -148,5 +148,3 @@ def test_presorted_ties_are_the_ties_of_the_sorted_rows(global_random_seed, weig
     assert_allclose(presorted.sum(values), ties.sum(values[shuffle]))
     assert_array_equal(presorted.inverse, ties.inverse[np.argsort(shuffle)])
     assert presorted.n_alone == ties.n_alone and presorted.n_samples == 40
-    reweighted = presorted.reweighted(values)
-    assert_allclose(reweighted.w_sorted, values)
