@@ -59,30 +59,26 @@ def _draw_reliability(ax, panel, n_bootstrap, n_jobs, verbose, computed=None):
 
 
 def smooth_panel(panel):
-    """The smooth reliability curves of a panel, and what completes their bands.
+    """The smooth reliability curve of a panel, and what completes its band.
 
     What :class:`~skcal.plotting.SmoothReliabilityDisplay` computes for the
-    panel, at the same defaults: ``(data, reduction, curves)``, for
-    :func:`write_diagrams` to draw, and one
-    :class:`~skcal.metrics._smooth_ece.CurveBootstrap` per curve, which
-    sets the curve's band and SmoothECE interval from replicates drawn with
-    other measures' (:func:`~skcal.metrics._interval.measure_intervals`).
+    panel (its one view, binary or top-label), at the same defaults:
+    ``(data, reduction, [curve])``, for :func:`write_diagrams` to draw, and
+    the curve's :class:`~skcal.metrics._smooth_ece.CurveBootstrap`, which
+    sets its band and SmoothECE interval from replicates drawn with other
+    measures' (:func:`~skcal.metrics._interval.measure_intervals`).
     """
+    from skcal._reduction import resolve_reduction
+    from skcal._validation import check_calibration_inputs
     from skcal.metrics._smooth_ece import curve_and_bootstrap
-    from skcal.plotting._base import canonical_views
 
     y_true, y_prob, classes, sample_weight = panel
-    data, reduction, views = canonical_views(
-        y_true, y_prob, sample_weight, None, classes, "auto"
+    data = check_calibration_inputs(y_true, y_prob, sample_weight, None, classes)
+    reduction = resolve_reduction(data, "auto")
+    curve, bootstrap = curve_and_bootstrap(
+        data, reduction, confidence_level=CONFIDENCE_LEVEL
     )
-    curves, bootstraps = zip(
-        *(
-            curve_and_bootstrap(**view, confidence_level=CONFIDENCE_LEVEL)
-            for view in views
-        ),
-        strict=True,
-    )
-    return (data, reduction, list(curves)), list(bootstraps)
+    return (data, reduction, [curve]), bootstrap
 
 
 def _draw_binned(ax, panel, binned):

@@ -90,7 +90,7 @@ def _smooth(problem, measures, args):
     """
     if "smooth_ece" not in measures or not args.n_bootstrap:
         return None, {}
-    computed, (bootstrap,) = smooth_panel(_panel(problem))  # one view
+    computed, bootstrap = smooth_panel(_panel(problem))
     return computed, {"smooth_ece": bootstrap}
 
 

@@ -794,28 +794,23 @@ def _band_and_interval(bootstrap, *, n_bootstrap, rng, verbose, n_jobs):
 
 
 def curve_and_bootstrap(
-    y_true,
-    y_prob,
+    data,
+    reduction,
     *,
-    sample_weight=None,
-    pos_label=None,
-    labels=None,
     sigma="auto",
     eps=1e-3,
     n_points=201,
-    reduction="auto",
     confidence_level=0.95,
     bootstrap=True,
 ):
     """A :func:`smooth_reliability_curve` without its band, and its bootstrap.
 
-    The arguments are those of :func:`smooth_reliability_curve` (validated
-    there); the :class:`CurveBootstrap` (None unless ``bootstrap``)
-    completes the curve from draws that the caller may share with other
-    statistics.
+    ``data`` are validated inputs and ``reduction`` one resolved view
+    (``"positive"`` or ``"top_label"``); the other arguments are those of
+    :func:`smooth_reliability_curve` (validated there). The
+    :class:`CurveBootstrap` (None unless ``bootstrap``) completes the curve
+    from draws that the caller may share with other statistics.
     """
-    data = check_calibration_inputs(y_true, y_prob, sample_weight, pos_label, labels)
-    reduction = resolve_reduction(data, reduction)
     ((y, p),) = binary_views(data, reduction)
     w = data.sample_weight
     smoother = _ReflectedGaussianSmoother.from_samples(
@@ -1059,16 +1054,13 @@ def smooth_reliability_curve(
     >>> curve.sigma
     0.25
     """
+    data = check_calibration_inputs(y_true, y_prob, sample_weight, pos_label, labels)
     curve, bootstrap = curve_and_bootstrap(
-        y_true,
-        y_prob,
-        sample_weight=sample_weight,
-        pos_label=pos_label,
-        labels=labels,
+        data,
+        resolve_reduction(data, reduction),
         sigma=sigma,
         eps=eps,
         n_points=n_points,
-        reduction=reduction,
         confidence_level=confidence_level,
         bootstrap=n_bootstrap > 0,
     )
