@@ -6,6 +6,9 @@ textbook top-label ECE written with numpy (row max, argmax, 15 equal-width
 bins by ``bincount``) in interleaved pairs, and prints, ratio first, the
 median times of ``--repeat`` pairs, skcal's peak of traced memory divided by
 the input's bytes (``tracemalloc``), and the difference of the two values.
+When torchmetrics is installed, its ``multiclass_calibration_error`` on the
+CPU (15 bins, L1; with its input checks, as skcal's, and without) joins each
+round, and the ratios of skcal's median to its medians are printed too.
 
 Run as ``python benchmarks/bench_top_label_speed.py [--repeat R]`` (a minute).
 """
@@ -20,6 +23,12 @@ import numpy as np
 
 from skcal.metrics import expected_calibration_error
 
+try:
+    import torch
+    from torchmetrics.functional.classification import multiclass_calibration_error
+except ImportError:  # torchmetrics is optional here
+    torch = None
+
 N_BINS = 15
 
 
@@ -33,6 +42,18 @@ def textbook(y, p):
     return float(np.abs(sum_p - sum_y).sum() / y.shape[0])
 
 
+def _torchmetrics(y, p, validate_args):
+    """torchmetrics' top-label ECE of the same arrays (no copy into torch)."""
+    return multiclass_calibration_error(
+        torch.from_numpy(p),
+        torch.from_numpy(y),
+        num_classes=p.shape[1],
+        n_bins=N_BINS,
+        norm="l1",
+        validate_args=validate_args,
+    )
+
+
 def _seconds(function):
     start = time.perf_counter()
     function()
@@ -44,9 +65,15 @@ def main():
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
     rng = np.random.default_rng(0)
+    contenders = {"textbook": textbook}
+    if torch is not None:
+        contenders["tm checked"] = lambda y, p: _torchmetrics(y, p, True)
+        contenders["tm bare"] = lambda y, p: _torchmetrics(y, p, False)
     print(
         f"{'ratio':>6s} {'n x K':>12s} {'dtype':>8s} {'skcal ms':>9s} "
-        f"{'textbook ms':>11s} {'peak/input':>10s} {'difference':>10s}"
+        + "".join(f"{name + ' ms':>14s}" for name in contenders)
+        + f" {'peak/input':>10s} {'difference':>10s}"
+        + "".join(f"{'/' + name:>12s}" for name in list(contenders)[1:])
     )
     for n, k in [(1_000_000, 10), (100_000, 1000)]:
         logits = 2.0 * rng.normal(size=(n, k))
@@ -56,22 +83,22 @@ def main():
         y = rng.integers(0, k, size=n)
         for dtype in (np.float64, np.float32):
             q = p.astype(dtype)
-            pairs = [
-                (
-                    _seconds(lambda q=q, y=y: expected_calibration_error(y, q)),
-                    _seconds(lambda q=q, y=y: textbook(y, q)),
-                )
+            rounds = [
+                [_seconds(lambda q=q, y=y: expected_calibration_error(y, q))]
+                + [_seconds(lambda f=f, q=q, y=y: f(y, q)) for f in contenders.values()]
                 for _ in range(args.repeat)
             ]
-            ours, theirs = np.median(pairs, axis=0)
+            ours, *theirs = np.median(rounds, axis=0)
             tracemalloc.start()
             value = expected_calibration_error(y, q)
             peak = tracemalloc.get_traced_memory()[1]
             tracemalloc.stop()
             print(
-                f"{ours / theirs:6.2f} {f'{n}x{k}':>12s} {np.dtype(dtype).name:>8s} "
-                f"{1000 * ours:9.1f} {1000 * theirs:11.1f} {peak / q.nbytes:10.2f} "
-                f"{value - textbook(y, q):10.1e}",
+                f"{ours / theirs[0]:6.2f} {f'{n}x{k}':>12s} "
+                f"{np.dtype(dtype).name:>8s} {1000 * ours:9.1f} "
+                + "".join(f"{1000 * t:14.1f}" for t in theirs)
+                + f" {peak / q.nbytes:10.2f} {value - textbook(y, q):10.1e}"
+                + "".join(f"{ours / t:12.2f}" for t in theirs[1:]),
                 flush=True,
             )
 

@@ -106,7 +106,7 @@ def _positive(data):
         yield _indicator(data.y_true), data.y_prob
     else:
         k = data.pos_index
-        yield _indicator(data.y_true == k), np.ascontiguousarray(data.y_prob[:, k])
+        yield _indicator(data.y_true == k), data.y_prob[:, k].astype(np.float64)
 
 
 def _top_label(data):
@@ -122,7 +122,7 @@ def _top_label(data):
     else:
         predicted = row_argmax(p_all)
         confidence = np.take_along_axis(p_all, predicted[:, None], axis=1)[:, 0]
-        yield _indicator(predicted == y_all), confidence
+        yield _indicator(predicted == y_all), confidence.astype(np.float64)
 
 
 def _classwise(data):
@@ -134,7 +134,7 @@ def _classwise(data):
         yield from (positive, negative) if data.pos_index == 0 else (negative, positive)
     else:
         for k in range(p_all.shape[1]):
-            yield _indicator(y_all == k), np.ascontiguousarray(p_all[:, k])
+            yield _indicator(y_all == k), p_all[:, k].astype(np.float64)
 
 
 def reduce_measure(data, reduction, measure, *, return_per_class=False):

@@ -73,8 +73,10 @@ class CalibrationData(NamedTuple):
         When ``binary``, a boolean array, True for the positive class
         ``classes[pos_index]``; else class indices in ``[0, n_classes)``.
     y_prob : ndarray of shape (n_samples,) or (n_samples, n_classes)
-        float64; the probability of the positive class when ``binary``, else
-        the matrix whose columns follow ``classes``.
+        The probability of the positive class when ``binary`` (float64), else
+        the matrix whose columns follow ``classes`` (float64, or float32 when
+        given in float32: a view of the input, which the reductions read
+        without casting the whole matrix).
     sample_weight : ndarray of shape (n_samples,) or None
         float64 non-negative weights divided by a power of two, so that the
         largest is in [1, 2) (an exact division), or None.
@@ -166,17 +168,19 @@ def _float_precision(x):
     return eps
 
 
-def _as_float_array(x, name):
+def _as_float_array(x, name, *, keep_float32=False):
     """A float64 array (a view when the input already is one) and its precision.
 
     Lists and arrays must hold numbers (booleans, integers or floats; not
     objects, strings or complex numbers); pandas objects are converted to
-    float64, missing values becoming NaN.
+    float64, missing values becoming NaN. With ``keep_float32``, float32
+    input stays float32 (a view, not a copy of twice its size).
     """
     eps = _float_precision(x)
+    dtypes = [np.float64, np.float32] if keep_float32 else np.float64
     if hasattr(x, "to_numpy") and not isinstance(x, np.ndarray):
         try:
-            return _converted(x, name, dtype=np.float64), eps
+            return _converted(x, name, dtype=dtypes), eps
         except (TypeError, ValueError) as exc:
             raise TypeError(
                 f"{name} must hold real numbers; its values could not be "
@@ -187,13 +191,19 @@ def _as_float_array(x, name):
         raise TypeError(
             f"{name} must hold real numbers, got an array of dtype {arr.dtype}."
         )
+    if keep_float32 and arr.dtype == np.float32:
+        return arr, eps
     return arr.astype(np.float64, copy=False), eps
 
 
-def _finite_range(arr, name):
-    """Return ``(min, max)`` of a float64 array, rejecting NaN and infinities."""
+def _finite_range(arr, name, bounds=None):
+    """Return ``(min, max)`` of a float array, rejecting NaN and infinities.
+
+    ``bounds`` are the min and max when already computed (by
+    `_matrix_summary`).
+    """
     # min and max propagate NaN, so they decide the common case in two passes.
-    lo, hi = arr.min(), arr.max()
+    lo, hi = (arr.min(), arr.max()) if bounds is None else bounds
     if not (np.isfinite(lo) and np.isfinite(hi)):
         n_bad = int(np.count_nonzero(~np.isfinite(arr)))
         raise ValueError(f"{name} contains {n_bad} NaN or infinite value(s).")
@@ -319,7 +329,9 @@ def _check_consistent_samples(**arrays):
 
 
 def _check_y_prob(y_prob):
-    p, eps = _as_float_array(y_prob, "y_prob")
+    # A float32 matrix (a network's softmax) is kept as it is: the reductions
+    # cast the column they take, n values instead of the n x K matrix.
+    p, eps = _as_float_array(y_prob, "y_prob", keep_float32=True)
     if p.ndim == 0:
         raise ValueError("y_prob must be 1-D or 2-D, got a scalar.")
     if p.ndim > 2:
@@ -330,33 +342,81 @@ def _check_y_prob(y_prob):
         raise ValueError("y_prob has 0 columns: it needs one column per class.")
     if p.ndim == 2 and p.shape[1] == 1:
         p = p[:, 0]
-    lo, hi = _finite_range(p, "y_prob")
+    summary = None
+    if p.ndim == 1:
+        p = p.astype(np.float64, copy=False)
+        lo, hi = _finite_range(p, "y_prob")
+    else:
+        summary = _matrix_summary(p, eps)
+        lo, hi = _finite_range(p, "y_prob", (summary.lo, summary.hi))
     if lo < 0 or hi > 1:
         n_bad = int(np.count_nonzero((p < 0) | (p > 1)))
         raise ValueError(
             f"y_prob contains {n_bad} value(s) outside [0, 1] (min {lo:.6g}, max "
             f"{hi:.6g}); pass probabilities, not scores or logits."
         )
-    if p.ndim == 2:
-        n_bad, largest, tol = _rows_not_summing_to_one(p, eps)
+    if summary is not None:
+        n_bad, largest = _rows_not_summing_to_one(p, summary)
         if n_bad:
             raise ValueError(
                 f"y_prob has {n_bad} row(s) that do not sum to 1 (largest deviation "
-                f"{largest:.3g}, tolerance {tol:.3g}); each row must be a "
+                f"{largest:.3g}, tolerance {summary.tol:.3g}); each row must be a "
                 "probability distribution over the classes."
             )
     return p
 
 
-def _rows_not_summing_to_one(p, eps):
-    """Rows of a matrix whose sum is not 1, to the tolerance of the input's precision.
+# Bytes of the blocks of rows a matrix is checked by: the min, the max and the
+# row sums of a block then read it from the cache, not from memory.
+_BLOCK_BYTES = 1 << 19
 
-    Returns the number of such rows, the largest deviation and the tolerance,
-    ``max(1e-6, n_columns * eps)``.
+
+class _MatrixSummary(NamedTuple):
+    """Range of a matrix, and the rows whose sum may be off by ``tol`` or more."""
+
+    lo: float
+    hi: float
+    suspects: np.ndarray
+    tol: float
+
+
+def _matrix_summary(p, eps):
+    """Min, max and rows that may not sum to 1 of a matrix, in one pass.
+
+    The tolerance of a row sum is ``max(1e-6, n_columns * eps)``, ``eps`` the
+    precision of the input. Each block of rows is reduced three ways (min,
+    max, and row sums by a matrix-vector product in the matrix's dtype) while
+    it is in the cache: one read of the matrix from memory instead of three.
+    A float32 sum of K terms in [0, 1] is off by at most (K - 1) u, u = eps / 2
+    the unit roundoff: less than half the tolerance. The rows whose fast sum is
+    off by more than half of it are the suspects, summed again in float64 by
+    `_rows_not_summing_to_one`; the others sum to 1 within the tolerance.
+    Once a value falls outside [0, 1] the sums are moot and no longer taken.
     """
-    tol = max(1e-6, p.shape[1] * eps)
-    dev = np.abs(p.sum(axis=1) - 1.0)
-    return int(np.count_nonzero(dev > tol)), float(dev.max()), tol
+    n_rows, n_columns = p.shape
+    tol = max(1e-6, n_columns * eps)
+    ones = np.ones(n_columns, dtype=p.dtype)
+    step = max(1, _BLOCK_BYTES // (n_columns * p.itemsize))
+    lo, hi, suspects = np.inf, -np.inf, []
+    for start in range(0, n_rows, step):
+        block = p[start : start + step]
+        lo, hi = np.minimum(lo, block.min()), np.maximum(hi, block.max())
+        if lo >= 0.0 and hi <= 1.0:
+            off = np.abs(block @ ones - 1.0) > 0.5 * tol
+            if off.any():
+                suspects.append(start + np.flatnonzero(off))
+    rows = np.concatenate(suspects) if suspects else np.empty(0, dtype=np.intp)
+    return _MatrixSummary(lo, hi, rows, tol)
+
+
+def _rows_not_summing_to_one(p, summary):
+    """Number of rows whose float64 sum is off 1 by more than the tolerance.
+
+    Returns that number and the largest deviation; only the suspects of the
+    ``summary`` (`_matrix_summary`) are summed.
+    """
+    dev = np.abs(p[summary.suspects].sum(axis=1, dtype=np.float64) - 1.0)
+    return int(np.count_nonzero(dev > summary.tol)), float(dev.max(initial=0.0))
 
 
 _BINARY_LABEL_SETS = ({0, 1}, {-1, 1})
@@ -398,7 +458,17 @@ def _check_labels(labels, name="labels"):
 
 
 def _encode(y, classes, arg_name="y_true"):
-    """Map labels to their index in ``classes`` (any order); reject unknown labels."""
+    """Map labels to their index in ``classes`` (any order); reject unknown labels.
+
+    Integer labels of a small range are looked up in a table (O(n)); others
+    are found by binary search in the sorted classes.
+    """
+    index = _table_lookup(y, classes)
+    if index is not None:
+        unknown = index < 0
+        if unknown.any():
+            _reject_unknown(y, unknown, classes, arg_name)
+        return index
     order = np.argsort(classes, kind="stable")
     sorted_classes = classes[order]
     try:
@@ -410,14 +480,36 @@ def _encode(y, classes, arg_name="y_true"):
         ) from exc
     pos_clipped = np.minimum(pos, sorted_classes.shape[0] - 1)
     unknown = sorted_classes[pos_clipped] != y
-    n_unknown = int(np.count_nonzero(unknown))
-    if n_unknown:
-        examples = np.unique(y[unknown])[:5].tolist()
-        raise ValueError(
-            f"{arg_name} contains {n_unknown} label(s) not among the classes "
-            f"{classes.tolist()}, e.g. {examples}."
-        )
+    if unknown.any():
+        _reject_unknown(y, unknown, classes, arg_name)
     return order[pos_clipped]
+
+
+def _table_lookup(y, classes):
+    """Index of each integer label in ``classes`` (-1 if absent) by a table.
+
+    None unless labels and classes are integers whose joint range is at most
+    a few times the number of labels (the table's size).
+    """
+    if not (y.dtype.kind in "iu" and classes.dtype.kind in "iu" and y.shape[0]):
+        return None
+    lo = min(int(y.min()), int(classes.min()))
+    hi = max(int(y.max()), int(classes.max()))
+    fits = lo > -(2**62) and hi < 2**62
+    if not fits or hi - lo > 4 * (y.shape[0] + classes.shape[0]):
+        return None
+    table = np.full(hi - lo + 1, -1, dtype=np.intp)
+    table[classes.astype(np.intp) - lo] = np.arange(classes.shape[0])
+    return table[y.astype(np.intp, copy=False) - lo]
+
+
+def _reject_unknown(y, unknown, classes, arg_name):
+    """The error for labels of ``y`` (where ``unknown``) outside ``classes``."""
+    examples = np.unique(y[unknown])[:5].tolist()
+    raise ValueError(
+        f"{arg_name} contains {int(np.count_nonzero(unknown))} label(s) not "
+        f"among the classes {classes.tolist()}, e.g. {examples}."
+    )
 
 
 def _same_set(a, b):
@@ -521,7 +613,7 @@ def check_calibration_inputs(
         classes, y_index, pos_index = _matrix_columns(y, seen, lab, p.shape[1])
         if p.shape[1] == 2:
             pos_index = 1 if pos_label is None else check_pos_label(classes, pos_label)
-            y_index, p = y_index == pos_index, p[:, pos_index]
+            y_index, p = y_index == pos_index, p[:, pos_index].astype(np.float64)
         elif pos_label is not None:
             pos_index = check_pos_label(classes, pos_label)
     return CalibrationData(
@@ -692,11 +784,13 @@ def check_scores(scores, *, n_classes, input="auto", name="X"):
             f"{n_classes} classes: pass {wanted} column(s) of scores, one per "
             "class in the order of classes_."
         )
-    lo, hi = _finite_range(s, name)
+    summary = _matrix_summary(s, eps) if s.ndim == 2 else None
+    bounds = None if summary is None else (summary.lo, summary.hi)
+    lo, hi = _finite_range(s, name, bounds)
     in_unit = lo >= 0 and hi <= 1
     n_bad_rows = 0
-    if s.ndim == 2 and input != "logit" and in_unit:
-        n_bad_rows, largest, tol = _rows_not_summing_to_one(s, eps)
+    if summary is not None and input != "logit" and in_unit:
+        n_bad_rows, largest = _rows_not_summing_to_one(s, summary)
     if input == "probability":
         if not in_unit:
             n_bad = int(np.count_nonzero((s < 0) | (s > 1)))
@@ -708,7 +802,7 @@ def check_scores(scores, *, n_classes, input="auto", name="X"):
         if n_bad_rows:
             raise ValueError(
                 f"{name} has {n_bad_rows} row(s) that do not sum to 1 (largest "
-                f"deviation {largest:.3g}, tolerance {tol:.3g}) but "
+                f"deviation {largest:.3g}, tolerance {summary.tol:.3g}) but "
                 "input='probability'; pass input='logit' for unbounded scores."
             )
         kind = "probability"

@@ -4,6 +4,7 @@
 
 import inspect
 
+import numpy as np
 import pytest
 
 import skcal.metrics
@@ -285,3 +286,63 @@ def test_one_brier_score(n_classes, tmp_path, capsys):
     assert cv.value["brier_score_loss"] == pytest.approx(
         brier_score_loss(cv.y_true, cv.y_prob, labels=cv.classes), rel=1e-12
     )
+
+
+def _assert_same_result(result, expected):
+    """Equal floats and arrays, recursively through tuples, dicts and objects."""
+    if isinstance(expected, dict):
+        assert result.keys() == expected.keys()
+        for key in expected:
+            _assert_same_result(result[key], expected[key])
+    elif isinstance(expected, (tuple, list)):
+        assert len(result) == len(expected)
+        for a, b in zip(result, expected, strict=True):
+            _assert_same_result(a, b)
+    elif isinstance(expected, (float, np.floating, np.ndarray)):
+        np.testing.assert_allclose(result, expected, rtol=1e-12, atol=1e-15)
+    elif hasattr(expected, "__dict__"):
+        _assert_same_result(vars(result), vars(expected))
+    else:
+        assert result == expected
+
+
+def _float32_cases():
+    """(function, keywords): every measure under each multiclass reduction."""
+    cases = []
+    for func in PUBLIC_FUNCTIONS:
+        parameters = inspect.signature(func).parameters
+        kwargs = dict(REQUIRED_KWARGS.get(func.__name__, {}))
+        kwargs.update(
+            {name: 0 for name in ("random_state",) if name in parameters}
+            | {name: 30 for name in ("n_bootstrap",) if name in parameters}
+        )
+        reductions = [None]
+        if "reduction" in parameters:
+            (options,) = func._skcal_parameter_constraints["reduction"]
+            reductions = sorted(options.options - {"auto"})
+        for reduction in reductions:
+            extra = {} if reduction is None else {"reduction": reduction}
+            if reduction == "positive":
+                extra["pos_label"] = 1
+            cases.append(
+                pytest.param(func, kwargs | extra, id=f"{func.__name__}-{reduction}")
+            )
+    return cases
+
+
+@pytest.mark.parametrize("func, kwargs", _float32_cases())
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_float32_matrix_gives_the_value_of_its_float64_cast(func, kwargs):
+    """Check that a float32 matrix, read without a float64 copy, changes nothing.
+
+    The validated matrix stays float32 (the reductions cast the column they
+    take); every measure must give what it gives on the float64 cast.
+    """
+    rng = np.random.default_rng(0)
+    logits = rng.normal(size=(80, 3))
+    y_prob = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+    y_prob = y_prob.astype(np.float32)
+    y_true = rng.integers(0, 3, size=80)
+    data = [y_prob] * (len(_data_parameters(func)) - 1)
+    expected = func(y_true, *[p.astype(np.float64) for p in data], **kwargs)
+    _assert_same_result(func(y_true, *data, **kwargs), expected)

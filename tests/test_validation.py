@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
+from skcal import _validation
 from skcal._param_validation import (
     Interval,
     InvalidParameterError,
@@ -233,6 +234,75 @@ def test_row_sum_tolerance_is_relative_to_float32_input():
     assert isinstance(value, float)
     with pytest.raises(ValueError, match=r"y_prob has 4 row\(s\) that do not sum to 1"):
         expected_calibration_error(y, prob.astype(np.float64), labels=labels)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n_classes", [3, 10, 200])
+def test_blocked_row_sums_count_the_rows_a_float64_sum_rejects(
+    dtype, n_classes, monkeypatch, global_random_seed
+):
+    """Check the one-pass check against float64 sums of every row.
+
+    Rows are pushed off 1 by amounts around the tolerance, so that the
+    fast sums in the matrix's dtype decide some and the float64 recheck the
+    others; blocks of a few rows make every block boundary count.
+    """
+    monkeypatch.setattr(_validation, "_BLOCK_BYTES", 5 * n_classes * 4)
+    rng = np.random.default_rng(global_random_seed)
+    p = rng.dirichlet(np.ones(n_classes), size=300).astype(dtype)
+    eps = float(np.finfo(dtype).eps)
+    tol = max(1e-6, n_classes * eps)
+    shift = tol * rng.choice([0.0, 0.4, 0.6, 0.9, 1.1, 1.5, 3.0], size=300)
+    p[:, 0] += (shift * rng.choice([-1, 1], size=300)).astype(dtype)
+    p = np.abs(p)
+    deviation = np.abs(p.astype(np.float64).sum(axis=1) - 1.0)
+
+    y = rng.integers(0, n_classes, size=300)
+    n_bad = int(np.count_nonzero(deviation > tol))
+    assert 0 < n_bad < 300
+    summary = _validation._matrix_summary(p, eps)
+    assert (summary.lo, summary.hi) == (p.min(), p.max())
+    assert _validation._rows_not_summing_to_one(p, summary) == (
+        n_bad,
+        deviation.max(),
+    )
+    with pytest.raises(ValueError, match=rf"y_prob has {n_bad} row\(s\)"):
+        check_calibration_inputs(y, p, labels=np.arange(n_classes))
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int64, np.uint16])
+@pytest.mark.parametrize("offset", [0, 100])
+def test_integer_labels_looked_up_as_by_search(dtype, offset, global_random_seed):
+    """Check the table lookup of integer labels against a dictionary."""
+    rng = np.random.default_rng(global_random_seed)
+    signed = np.dtype(dtype).kind == "i"
+    classes = (rng.permutation(7) * 3 + offset - (9 if signed else 0)).astype(dtype)
+    y = rng.choice(classes, size=50)
+    position = {c: i for i, c in enumerate(classes.tolist())}
+    assert _validation._table_lookup(y, classes) is not None
+    assert_array_equal(_encode(y, classes), [position[c] for c in y.tolist()])
+
+    y[[3, 10]] = classes.max() + 1
+    with pytest.raises(ValueError, match=r"contains 2 label\(s\) not among"):
+        _encode(y, classes)
+
+
+def test_float32_matrix_is_validated_in_place():
+    """Check that a float32 matrix is neither copied nor cast to float64."""
+    prob = P3.astype(np.float32)
+    data = check_calibration_inputs(Y3, prob)
+    assert data.y_prob.dtype == np.float32
+    assert np.shares_memory(data.y_prob, prob)
+    assert not data.y_prob.flags.writeable
+
+
+def test_nan_in_a_late_block_rejected(monkeypatch):
+    """Check that the blocked range check sees every block."""
+    monkeypatch.setattr(_validation, "_BLOCK_BYTES", 48)
+    prob = np.tile(P3, (10, 1))
+    prob[-1] = [np.nan, 0.5, 0.5]
+    with pytest.raises(ValueError, match=r"y_prob contains 1 NaN"):
+        check_calibration_inputs(np.tile(Y3, 10), prob)
 
 
 @parametrize_functions

@@ -403,7 +403,9 @@ class NullLabels:
         self.data, self.reduction = data, reduction
         self.views = list(binary_views(data, reduction))
         multiclass = len(self.views) > 1 and not data.binary
-        self.cumulative = np.cumsum(data.y_prob, axis=1) if multiclass else None
+        self.cumulative = (
+            np.cumsum(data.y_prob, axis=1, dtype=np.float64) if multiclass else None
+        )
 
     def draw_classes(self, u):
         """A label per row, drawn from its probabilities (column indices).

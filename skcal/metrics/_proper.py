@@ -143,7 +143,7 @@ def vector_score(y_index, P, loss):
         return np.einsum("ij,ij->i", residual, residual)
     if loss == "log":
         with np.errstate(divide="ignore"):
-            return -np.log(P[rows, y_index])
+            return -np.log(P[rows, y_index].astype(np.float64))
     raise ValueError(f"Unknown loss {loss!r}.")
 
 

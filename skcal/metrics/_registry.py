@@ -241,7 +241,7 @@ def _brier_rows(data):
     if data.binary:
         return (data.y_true - data.y_prob) ** 2
     rows = np.arange(data.y_prob.shape[0])
-    squares = np.einsum("ij,ij->i", data.y_prob, data.y_prob)
+    squares = np.einsum("ij,ij->i", data.y_prob, data.y_prob, dtype=np.float64)
     return squares - 2.0 * data.y_prob[rows, data.y_true] + 1.0
 
 
@@ -250,7 +250,8 @@ def _log_loss_rows(data):
     if data.binary:
         chosen = np.where(data.y_true, data.y_prob, 1.0 - data.y_prob)
     else:
-        chosen = data.y_prob[np.arange(data.y_prob.shape[0]), data.y_true]
+        rows = np.arange(data.y_prob.shape[0])
+        chosen = data.y_prob[rows, data.y_true].astype(np.float64)
     eps = np.finfo(np.float64).eps
     return -np.log(np.clip(chosen, eps, 1.0 - eps))
 
