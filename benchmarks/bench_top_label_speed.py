@@ -8,7 +8,9 @@ median times of ``--repeat`` pairs, skcal's peak of traced memory divided by
 the input's bytes (``tracemalloc``), and the difference of the two values.
 When torchmetrics is installed, its ``multiclass_calibration_error`` on the
 CPU (15 bins, L1; with its input checks, as skcal's, and without) joins each
-round, and the ratios of skcal's median to its medians are printed too.
+round, and the ratios of skcal's median to its medians are printed too;
+``--torch-threads`` sets torch's intra-op threads (default: torch's own,
+all cores; skcal's measure runs on one thread).
 
 Run as ``python benchmarks/bench_top_label_speed.py [--repeat R]`` (a minute).
 """
@@ -63,7 +65,12 @@ def _seconds(function):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--torch-threads", type=int, default=None)
     args = parser.parse_args()
+    if torch is not None and args.torch_threads:
+        torch.set_num_threads(args.torch_threads)
+    if torch is not None:
+        print(f"torch threads: {torch.get_num_threads()}")
     rng = np.random.default_rng(0)
     contenders = {"textbook": textbook}
     if torch is not None:
