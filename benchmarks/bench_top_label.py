@@ -1,7 +1,6 @@
 """Top-label recalibration on real multiclass outputs: does the predicted class stay?
 
-For every multiclass file of the shared data folder (``SKCAL_DATA_DIR``, by
-default ``../shared/data`` next to the clone), each top-label recalibrator
+For every softmax matrix of :mod:`skcal.datasets`, each top-label recalibrator
 (and temperature scaling) is fitted on the even rows and applied to the odd
 ones. Prints, per recalibrator, the share of test predictions whose class
 differs from the classifier's, the accuracy, the top-label ECE, and the share
@@ -12,9 +11,6 @@ Run as ``python benchmarks/bench_top_label.py`` (seconds).
 
 # SPDX-License-Identifier: BSD-3-Clause
 
-import os
-from pathlib import Path
-
 import numpy as np
 
 from skcal.calibration import (
@@ -24,24 +20,29 @@ from skcal.calibration import (
     PlattRecalibrator,
     TemperatureRecalibrator,
 )
+from skcal.datasets import (
+    load_cifar10_lenet,
+    load_cifar10_vgg16,
+    load_cifar10_wideresnet,
+    load_cifar100_wideresnet,
+)
 from skcal.metrics import expected_calibration_error
 
-DATA_DIR = Path(
-    os.environ.get(
-        "SKCAL_DATA_DIR", Path(__file__).resolve().parents[2] / "shared" / "data"
-    )
+SOFTMAX_LOADERS = (
+    load_cifar10_vgg16,
+    load_cifar10_wideresnet,
+    load_cifar10_lenet,
+    load_cifar100_wideresnet,
 )
 
 
 def multiclass_files():
-    """``(name, labels, probabilities)`` of each NPZ file with several classes."""
-    for path in sorted(DATA_DIR.glob("*.npz")):
-        with np.load(path, allow_pickle=False) as data:
-            arrays = [data[key] for key in data.files]
-        proba = next(a for a in arrays if a.ndim == 2).astype(np.float64)
-        labels = next(a for a in arrays if a.ndim == 1)
+    """``(name, labels, float64 probabilities)`` of each shipped softmax matrix."""
+    for loader in SOFTMAX_LOADERS:
+        data = loader()
+        proba = data.probabilities.astype(np.float64)
         proba /= proba.sum(axis=1, keepdims=True)
-        yield path.stem, labels, proba
+        yield loader.__name__.removeprefix("load_"), data.target, proba
 
 
 def recalibrators():

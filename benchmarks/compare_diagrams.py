@@ -2,8 +2,8 @@
 
 For the demo's data (breast cancer, GaussianNB), iris (virginica against the
 rest), wine (3 classes), ``make_classification``, ``load_digits`` (GaussianNB
-and logistic regression, 10 classes) and every file of the shared data
-folder (``SKCAL_DATA_DIR``), draws skcal's smooth, binned and
+and logistic regression, 10 classes) and every real model output of
+:mod:`skcal.datasets`, draws skcal's smooth, binned and
 calibration-sharpness diagrams, scikit-learn's ``CalibrationDisplay`` and
 ``relplot.rel_diagram`` on the same predictions (the binary view: the
 positive class, or the top label's confidence against its correctness) and
@@ -19,7 +19,6 @@ relplot.
 # SPDX-License-Identifier: BSD-3-Clause
 
 import argparse
-import os
 from pathlib import Path
 
 import matplotlib
@@ -42,16 +41,11 @@ from sklearn.naive_bayes import GaussianNB
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
+import skcal.datasets
 from skcal.plotting import (
     BinnedReliabilityDisplay,
     CalibrationSharpnessDisplay,
     SmoothReliabilityDisplay,
-)
-
-DATA_DIR = Path(
-    os.environ.get(
-        "SKCAL_DATA_DIR", Path(__file__).resolve().parents[2] / "shared" / "data"
-    )
 )
 
 
@@ -74,18 +68,15 @@ def datasets():
     yield "digits-gnb", y, _cv(GaussianNB(), X, y)
     scaled = make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000))
     yield "digits-logreg", y, _cv(scaled, X, y)
-    for path in sorted(DATA_DIR.glob("*.npz")):
-        with np.load(path, allow_pickle=False) as data:
-            arrays = [data[key] for key in data.files]
-        proba = next(a for a in arrays if a.ndim == 2).astype(np.float64)
-        yield (
-            path.stem,
-            next(a for a in arrays if a.ndim == 1),
-            proba / proba.sum(axis=1, keepdims=True),
-        )
-    for path in sorted(DATA_DIR.glob("*.csv")):  # true_label,pred_label,confidence
-        table = np.loadtxt(path, delimiter=",", skiprows=1)
-        yield path.stem, (table[:, 0] == table[:, 1]).astype(int), table[:, 2]
+    for name in skcal.datasets.__all__:
+        data = getattr(skcal.datasets, name)()
+        if "probabilities" in data:
+            proba = data.probabilities.astype(np.float64)
+            y, p = data.target, proba / proba.sum(axis=1, keepdims=True)
+        else:  # a top-label log
+            y = (data.target == data.predicted).astype(int)
+            p = data.confidence.astype(np.float64)
+        yield name.removeprefix("load_"), y, p
 
 
 def binary_view(y, p):

@@ -120,6 +120,44 @@ feature_names_in_ : ndarray of shape (n_features_in_,)
     Names of the columns of ``X``, when they are all strings.""",
 }
 
+# The datasets' loaders.
+_SHARED["as_frame"] = """\
+as_frame : bool, default=False
+    Return pandas objects (requires pandas) instead of arrays."""
+_SHARED["softmax_bunch"] = """\
+data : :class:`~sklearn.utils.Bunch`
+    Dictionary-like object, with the following attributes.
+
+    probabilities : ndarray of shape (n_samples, n_classes), float32
+        The softmax outputs, as recorded upstream; a DataFrame with one
+        column per class name when ``as_frame=True``.
+    target : ndarray of shape (n_samples,)
+        The true class index of each sample; a Series when
+        ``as_frame=True``.
+    target_names : ndarray of shape (n_classes,)
+        The class names, in the order of the columns.
+    frame : DataFrame of shape (n_samples, n_classes + 1) or None
+        The probabilities and the target, when ``as_frame=True``.
+    DESCR : str
+        What the data are, where they come from, and their licence."""
+_SHARED["top_label_bunch"] = """\
+data : :class:`~sklearn.utils.Bunch`
+    Dictionary-like object, with the following attributes.
+
+    target : ndarray of shape (n_samples,)
+        The true class index of each sample.
+    predicted : ndarray of shape (n_samples,)
+        The predicted class index.
+    confidence : ndarray of shape (n_samples,), float32
+        The predicted class's probability, as recorded upstream.
+    target_names : ndarray of shape (n_classes,) or None
+        The class names, when known.
+    frame : DataFrame of shape (n_samples, 3) or None
+        The three columns, when ``as_frame=True`` (the attributes are
+        then its Series).
+    DESCR : str
+        What the data are, where they come from, and their licence."""
+
 _PLACEHOLDER = re.compile(r"^( *)%\((\w+)\)s$", flags=re.MULTILINE)
 
 

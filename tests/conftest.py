@@ -4,12 +4,17 @@
 
 import datetime
 import os
-from pathlib import Path
 
-import numpy as np
 import pytest
 from hypothesis import HealthCheck, settings
 from threadpoolctl import threadpool_limits
+
+from skcal.datasets import (
+    load_cifar10_lenet,
+    load_cifar10_vgg16,
+    load_cifar10_wideresnet,
+    load_cifar100_wideresnet,
+)
 
 # Tests fit many tiny models; BLAS threads only compete for the cores there.
 threadpool_limits(limits=1)
@@ -58,46 +63,22 @@ def global_random_seed(request):
 
 
 # ---------------------------------------------------------------------------
-# Real model outputs from the project's shared data folder.
+# Real model outputs, shipped with skcal.datasets.
 # ---------------------------------------------------------------------------
 
-_DATA_DIR = Path(
-    os.environ.get(
-        "SKCAL_DATA_DIR", Path(__file__).resolve().parents[2] / "shared" / "data"
-    )
-)
-
-
-@pytest.fixture(scope="session")
-def shared_data_dir():
-    """The folder of real model outputs; under CI its absence is an error."""
-    if not _DATA_DIR.is_dir():
-        if os.environ.get("CI"):
-            pytest.fail(f"real-data folder {_DATA_DIR} is missing under CI")
-        pytest.skip(f"real-data folder {_DATA_DIR} not found (set SKCAL_DATA_DIR)")
-    return _DATA_DIR
-
-
-def _load_npz(folder, name):
-    with np.load(folder / name, allow_pickle=False) as data:
-        arrays = {key: data[key] for key in data.files}
-    probs = next(v for v in arrays.values() if v.ndim == 2)
-    labels = next(v for v in arrays.values() if v.ndim == 1)
-    return labels, probs
-
-
 REAL_MULTICLASS = [
-    "verified_calibration-cifar10-vgg16.npz",
-    "netcal-wideresnet-16-4-cifar-10.npz",
-    "netcal-lenet-5-cifar-10.npz",
-    "netcal-wideresnet-16-4-cifar-100.npz",
+    load_cifar10_vgg16,
+    load_cifar10_wideresnet,
+    load_cifar10_lenet,
+    load_cifar100_wideresnet,
 ]
 
 
-@pytest.fixture(params=REAL_MULTICLASS)
-def real_multiclass(request, shared_data_dir):
+@pytest.fixture(params=REAL_MULTICLASS, ids=lambda loader: loader.__name__[5:])
+def real_multiclass(request):
     """``(labels, float32 probabilities)`` of a real image classifier."""
-    return _load_npz(shared_data_dir, request.param)
+    data = request.param()
+    return data.target, data.probabilities
 
 
 @pytest.fixture

@@ -13,8 +13,7 @@ EXAMPLES = sorted(
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
-def test_example_runs(path, shared_data_dir, monkeypatch, pyplot):
+def test_example_runs(path, monkeypatch, pyplot):
     """Check that the example runs to the end without error."""
-    monkeypatch.setenv("SKCAL_DATA_DIR", str(shared_data_dir))
     monkeypatch.chdir(path.parent)
     runpy.run_path(str(path), run_name="__main__")

@@ -29,11 +29,10 @@ from pathlib import Path
 
 import numpy as np
 
-here = Path(__file__).resolve() if "__file__" in globals() else Path.cwd()
-data_dir = Path(os.environ.get("SKCAL_DATA_DIR", here.parents[3] / "shared" / "data"))
-with np.load(data_dir / "netcal-wideresnet-16-4-cifar-10.npz") as data:
-    proba = data["predictions"].astype(np.float64)
-    labels = data["ground_truth"]
+from skcal.datasets import load_cifar10_wideresnet
+
+data = load_cifar10_wideresnet()
+proba, labels = data.probabilities.astype(np.float64), data.target
 proba /= proba.sum(axis=1, keepdims=True)
 print(
     f"{proba.shape[0]} predictions, accuracy {np.mean(proba.argmax(1) == labels):.3f}"

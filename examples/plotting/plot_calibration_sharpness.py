@@ -27,8 +27,9 @@ figure of this example there as a PNG file.
 #
 # The predicted probabilities of a wide residual network (WRN-16-4) on the
 # 10,000 CIFAR-10 test images (from the netcal project, Apache-2.0
-# licence). Both recalibrators are fitted on one half of the images and
-# evaluated on the other half.
+# licence), shipped with skcal as
+# :func:`~skcal.datasets.load_cifar10_wideresnet`. Both recalibrators are
+# fitted on one half of the images and evaluated on the other half.
 import os
 from pathlib import Path
 
@@ -36,12 +37,10 @@ import numpy as np
 from sklearn.model_selection import train_test_split
 
 from skcal.calibration import MeanReplacementRecalibrator, TemperatureRecalibrator
+from skcal.datasets import load_cifar10_wideresnet
 
-here = Path(__file__).resolve() if "__file__" in globals() else Path.cwd()
-data_dir = Path(os.environ.get("SKCAL_DATA_DIR", here.parents[3] / "shared" / "data"))
-with np.load(data_dir / "netcal-wideresnet-16-4-cifar-10.npz") as data:
-    proba = data["predictions"].astype(np.float64)
-    labels = data["ground_truth"]
+data = load_cifar10_wideresnet()
+proba, labels = data.probabilities.astype(np.float64), data.target
 proba /= proba.sum(axis=1, keepdims=True)
 
 proba_fit, proba_eval, labels_fit, labels_eval = train_test_split(

@@ -35,21 +35,20 @@ from pathlib import Path
 
 import numpy as np
 
-here = Path(__file__).resolve() if "__file__" in globals() else Path.cwd()
-data_dir = Path(os.environ.get("SKCAL_DATA_DIR", here.parents[3] / "shared" / "data"))
+from skcal.datasets import load_cifar10_lenet, load_cifar10_wideresnet
+
 figures = {}  # saved at the end when SKCAL_FIGURES_DIR is set
 
 
-def load(model):
-    """Predicted probabilities (rows summing to 1) and labels of one model."""
-    with np.load(data_dir / f"netcal-{model}-cifar-10.npz") as data:
-        proba = data["predictions"].astype(np.float64)
-        labels = data["ground_truth"]
-    return proba / proba.sum(axis=1, keepdims=True), labels
+def load(loader):
+    """Predicted probabilities (float64 rows summing to 1) and labels."""
+    data = loader()
+    proba = data.probabilities.astype(np.float64)
+    return proba / proba.sum(axis=1, keepdims=True), data.target
 
 
-proba_wrn, labels_wrn = load("wideresnet-16-4")
-proba_lenet, labels_lenet = load("lenet-5")
+proba_wrn, labels_wrn = load(load_cifar10_wideresnet)
+proba_lenet, labels_lenet = load(load_cifar10_lenet)
 models = {"WRN-16-4": (proba_wrn, labels_wrn), "LeNet-5": (proba_lenet, labels_lenet)}
 for name, (proba, labels) in models.items():
     print(
@@ -201,22 +200,11 @@ for ax, color, (name, (proba, labels)) in zip(
 # under-estimates that class. The panels share their axes, each title
 # gives the class's SmoothECE, and one legend below the grid explains the
 # parts. Naming the labels (``labels=`` gives the order of the columns)
-# names the panels. Twenty bootstrap replicates per class keep the example
-# fast.
-cifar10 = [
-    "airplane",
-    "automobile",
-    "bird",
-    "cat",
-    "deer",
-    "dog",
-    "frog",
-    "horse",
-    "ship",
-    "truck",
-]
+# names the panels (the loader's ``target_names``). Twenty bootstrap
+# replicates per class keep the example fast.
+cifar10 = load_cifar10_lenet().target_names
 classwise = SmoothReliabilityDisplay.from_predictions(
-    np.array(cifar10)[labels_lenet],
+    cifar10[labels_lenet],
     proba_lenet,
     labels=cifar10,
     reduction="classwise",

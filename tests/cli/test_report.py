@@ -9,6 +9,7 @@ import pytest
 from numpy.testing import assert_allclose
 from sklearn.metrics import brier_score_loss, log_loss
 
+from skcal.datasets import load_cifar10_lenet, load_cifar10_resnet110_top_label
 from skcal.metrics import (
     cutoff_calibration_error,
     expected_calibration_error,
@@ -49,9 +50,15 @@ def expected_binary(name, y, p):
 # ---------------------------------------------------------------------------
 
 
-def test_report_top_label_csv(capsys, tmp_path, shared_data_dir):
+def test_report_top_label_csv(capsys, tmp_path):
     """Check the top-label report of a real CSV against the measures themselves."""
-    path = shared_data_dir / "hollance-resnet110-c10-toplabel.csv"
+    frame = load_cifar10_resnet110_top_label(as_frame=True).frame
+    # The upstream file's columns and text (float64 of the float32 values).
+    frame = frame.rename(columns={"target": "true_label", "predicted": "pred_label"})
+    frame["confidence"] = frame["confidence"].astype(np.float64)
+    (tmp_path / "in").mkdir()
+    path = tmp_path / "in" / "resnet110.csv"
+    frame.to_csv(path, index=False)
     status, out, err = run(
         capsys,
         "report",
@@ -72,7 +79,7 @@ def test_report_top_label_csv(capsys, tmp_path, shared_data_dir):
     correct = (data[:, 0] == data[:, 1]).astype(int)
     confidence = data[:, 2]
     assert f"accuracy {correct.mean():.4f}" in out
-    values = report_values(tmp_path / "hollance-resnet110-c10-toplabel-calibration.csv")
+    values = report_values(tmp_path / "resnet110-calibration.csv")
     assert list(values) == list(REPORT_MEASURES)
     for name in REPORT_MEASURES:
         value, low, high = values[name]
@@ -81,12 +88,12 @@ def test_report_top_label_csv(capsys, tmp_path, shared_data_dir):
         assert printed(out, name) == float(f"{value:.4f}")
 
 
-def test_report_multiclass_npz(capsys, shared_data_dir):
+def test_report_multiclass_npz(capsys, tmp_path):
     """Check the report of a real multiclass NPZ, arrays named or found."""
-    path = shared_data_dir / "netcal-lenet-5-cifar-10.npz"
-    with np.load(path) as data:
-        y = data["ground_truth"]
-        p = data["predictions"].astype(np.float64)
+    data = load_cifar10_lenet()
+    path = tmp_path / "lenet.npz"
+    np.savez(path, ground_truth=data.target, predictions=data.probabilities)
+    y, p = data.target, data.probabilities.astype(np.float64)
     p /= p.sum(axis=1, keepdims=True)
     common = ["report", path, "--n-bootstrap", "5"]
     arrays = ["--y-true", "ground_truth", "--y-prob", "predictions"]

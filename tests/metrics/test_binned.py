@@ -10,6 +10,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 from scipy.stats import norm as normal
 from sklearn.calibration import calibration_curve
 
+from skcal.datasets import load_cifar10_lenet, load_cifar10_vgg16
 from skcal.metrics import (
     binned_calibration_error,
     expected_calibration_error,
@@ -401,19 +402,19 @@ def test_real_data_top_label_and_classwise(real_multiclass, n_bins):
     assert_allclose(per_class, expected, rtol=1e-10, atol=1e-15)
 
 
-def test_real_data_agrees_with_kumar_package(shared_data_dir):
+def test_real_data_agrees_with_kumar_package():
     """Check top-label ECE of the CIFAR-10 VGG outputs against Kumar et al.'s code."""
     calibration_utils = pytest.importorskip("calibration.utils")
-    with np.load(shared_data_dir / "verified_calibration-cifar10-vgg16.npz") as data:
-        probs, labels = data["probs"].astype(np.float64), data["labels"]
+    data = load_cifar10_vgg16()
+    probs, labels = data.probabilities.astype(np.float64), data.target
     expected = calibration_utils.get_ece(probs, labels, num_bins=15)
     assert_allclose(expected_calibration_error(labels, probs), expected, rtol=1e-10)
 
 
-def test_real_data_lenet_is_overconfident(shared_data_dir):
+def test_real_data_lenet_is_overconfident():
     """Check that the over-confident LeNet has a large positive gap at the top."""
-    with np.load(shared_data_dir / "netcal-lenet-5-cifar-10.npz") as data:
-        probs, labels = data["predictions"], data["ground_truth"]
+    data = load_cifar10_lenet()
+    probs, labels = data.probabilities, data.target
     table = reliability_table(labels, probs, n_bins=10)
     top = table.weight > 0
     assert np.nansum(table.gap[top] * table.weight[top]) > 0

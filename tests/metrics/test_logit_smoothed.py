@@ -18,6 +18,12 @@ from scipy import integrate, optimize, stats
 from scipy.special import expit, logit
 
 from skcal._param_validation import InvalidParameterError
+from skcal.datasets import (
+    load_cifar10_lenet,
+    load_cifar10_vgg16,
+    load_cifar10_wideresnet,
+    load_cifar100_wideresnet,
+)
 from skcal.metrics import expected_calibration_error, logit_smoothed_ece
 from skcal.metrics._logit_smoothed import (
     _MAX_LOGIT,
@@ -836,21 +842,21 @@ def test_relabelling_with_pos_label(data, options):
 # float64 input; recorded from this implementation, whose agreement with the
 # reference is checked on subsamples below.
 REAL_TOP_LABEL = {
-    "verified_calibration-cifar10-vgg16.npz": 0.03995026219501874,
-    "netcal-wideresnet-16-4-cifar-10.npz": 0.05370162686223266,
-    "netcal-lenet-5-cifar-10.npz": 0.10782115310270328,
-    "netcal-wideresnet-16-4-cifar-100.npz": 0.057572841094508304,
+    load_cifar10_vgg16: 0.03995026219501874,
+    load_cifar10_wideresnet: 0.05370162686223266,
+    load_cifar10_lenet: 0.10782115310270328,
+    load_cifar100_wideresnet: 0.057572841094508304,
 }
 
 
-@pytest.mark.parametrize("name", sorted(REAL_TOP_LABEL))
-def test_real_data_recorded_values(shared_data_dir, name):
+@pytest.mark.parametrize("loader", list(REAL_TOP_LABEL), ids=lambda f: f.__name__)
+def test_real_data_recorded_values(loader):
     """Check that the recorded full-data top-label values are reproduced."""
-    with np.load(shared_data_dir / name, allow_pickle=False) as data:
-        arrays = [data[key] for key in data.files]
-    probs = next(a for a in arrays if a.ndim == 2)
-    labels = next(a for a in arrays if a.ndim == 1)
-    assert_allclose(logit_smoothed_ece(labels, probs), REAL_TOP_LABEL[name], rtol=1e-9)
+    data = loader()
+    probs, labels = data.probabilities, data.target
+    assert_allclose(
+        logit_smoothed_ece(labels, probs), REAL_TOP_LABEL[loader], rtol=1e-9
+    )
     assert logit_smoothed_ece(labels, probs) == logit_smoothed_ece(
         labels, probs.astype(np.float64)
     )
