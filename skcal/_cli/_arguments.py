@@ -25,7 +25,9 @@ REPORT_METRICS = (
     "brier_score_loss",
     "log_loss",
 )
-DATASETS = ("breast_cancer", "digits")
+# The demo's data sets: scikit-learn's (GaussianNB on features), then the
+# networks' outputs of skcal.datasets (the keys of the demo's tables).
+DATASETS = ("breast_cancer", "digits", "cifar10_lenet", "cifar10_wideresnet")
 FORMATS = ("csv", "tsv", "parquet", "npz", "npy")
 
 
@@ -181,7 +183,10 @@ def _add_demo(commands):
         "--dataset",
         choices=DATASETS,
         default="breast_cancer",
-        help="breast_cancer (binary, default) or digits (10 classes, slower)",
+        help="breast_cancer (binary, default) or digits (10 classes, slower), "
+        "GaussianNB on scikit-learn's data; or cifar10_lenet or "
+        "cifar10_wideresnet, a network's shipped probabilities (10,000 rows, "
+        "slowest)",
     )
     demo.add_argument(
         "--quick",

@@ -1,11 +1,14 @@
 """``skcal demo``: every recalibrator under cross-validation, then a grid search.
 
-GaussianNB, alone and wrapped in each recalibrator of
+A classifier, alone and with each recalibrator of
 :func:`skcal.discovery.all_recalibrators`, is cross-validated by
 :func:`skcal.model_selection.cross_val_calibration`; a grid search over the
 recalibrators (scorers from :func:`skcal.metrics.get_scorers`) shows which
-one each criterion picks. Everything is computed and written first, then
-printed, so that an error leaves stdout empty.
+one each criterion picks. The classifier is GaussianNB on a data set of
+scikit-learn (each recalibrator wraps it in ``RecalibratedClassifierCV``),
+or a published network whose probabilities :mod:`skcal.datasets` ships
+(each recalibrator then takes them as its ``X``). Everything is computed
+and written first, then printed, so that an error leaves stdout empty.
 """
 
 # SPDX-License-Identifier: BSD-3-Clause
@@ -45,11 +48,15 @@ GRID_METRICS = (
     "expected_calibration_error",
     "smooth_ece",
 )
+# Data sets of scikit-learn (features, GaussianNB), then networks' outputs.
 DATASETS = {
     "breast_cancer": ("load_breast_cancer", "breast cancer", "tumours"),
     "digits": ("load_digits", "handwritten digits", "images"),
 }
-BASELINE = "GaussianNB"
+NETWORKS = {
+    "cifar10_lenet": ("load_cifar10_lenet", "LeNet-5", "CIFAR-10"),
+    "cifar10_wideresnet": ("load_cifar10_wideresnet", "WideResNet-16-4", "CIFAR-10"),
+}
 MEAN_REPLACEMENT = "MeanReplacementRecalibrator"
 
 
@@ -87,9 +94,31 @@ def _scorer(metric):
     return MEASURES_BY_NAME[metric].scorer
 
 
-def _load(dataset):
-    """``X``, ``y`` and the line introducing them."""
+class Setup(NamedTuple):
+    """The demo's data, its classifier and how a recalibrator is put around it.
+
+    ``wrap(recalibrator)`` is the model with that recalibrator (None for the
+    grid search's template, whose ``recalibrator`` parameter is searched);
+    ``baseline`` names the classifier alone; ``template`` and ``wrapping``
+    describe the models in the printed lines.
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    intro: str
+    baseline: str
+    classifier: object
+    wrap: object
+    template: str
+    wrapping: str
+
+
+def _features_setup(dataset, inner_folds):
+    """GaussianNB on a data set of scikit-learn, wrapped by each recalibrator."""
     import sklearn.datasets
+    from sklearn.naive_bayes import GaussianNB
+
+    from skcal.calibration import RecalibratedClassifierCV
 
     loader, title, things = DATASETS[dataset]
     bunch = getattr(sklearn.datasets, loader)()
@@ -100,33 +129,65 @@ def _load(dataset):
     )
     if len(bunch.target_names) > 2:
         counts = f"{len(bunch.target_names)} classes"
-    intro = (
-        f"skcal demo: {title} (sklearn.datasets.{loader}: {X.shape[0]} {things}, "
-        f"{X.shape[1]} features; {counts}); classifier {BASELINE}"
+    return Setup(
+        X,
+        y,
+        intro=f"skcal demo: {title} (sklearn.datasets.{loader}: {X.shape[0]} "
+        f"{things}, {X.shape[1]} features; {counts}); classifier GaussianNB",
+        baseline="GaussianNB",
+        classifier=GaussianNB(),
+        wrap=lambda recalibrator: RecalibratedClassifierCV(
+            GaussianNB(), recalibrator, cv=inner_folds, ensemble=False
+        ),
+        template="RecalibratedClassifierCV(GaussianNB())",
+        wrapping="Each recalibrator wraps it in RecalibratedClassifierCV("
+        f"GaussianNB(), recalibrator, cv={inner_folds}, ensemble=False): fitted "
+        "on out-of-fold scores, then GaussianNB refitted on all the training data.",
     )
-    return X, y, intro
 
 
-def _wrapped(inner_folds, recalibrator=None):
-    """GaussianNB wrapped in ``RecalibratedClassifierCV`` with ``recalibrator``."""
-    from sklearn.naive_bayes import GaussianNB
+def _network_setup(dataset):
+    """A network's shipped probabilities, which each recalibrator takes as ``X``."""
+    from sklearn.pipeline import Pipeline
 
-    from skcal.calibration import RecalibratedClassifierCV
+    import skcal.datasets
+    from skcal._cli._given import GivenProbabilities
+    from skcal.calibration import TemperatureRecalibrator
 
-    return RecalibratedClassifierCV(
-        GaussianNB(), recalibrator, cv=inner_folds, ensemble=False
+    loader, network, images = NETWORKS[dataset]
+    bunch = getattr(skcal.datasets, loader)()
+    X = bunch.probabilities.astype(np.float64)
+    X /= X.sum(axis=1, keepdims=True)
+    return Setup(
+        X,
+        bunch.target,
+        intro=f"skcal demo: the {images} test images scored by a {network} "
+        f"(skcal.datasets.{loader}: {X.shape[0]} images, {X.shape[1]} classes); "
+        "its softmax probabilities are the classifier",
+        baseline=network,
+        classifier=GivenProbabilities(),
+        wrap=lambda recalibrator: Pipeline(
+            [("recalibrator", recalibrator or TemperatureRecalibrator())]
+        ),
+        template='Pipeline([("recalibrator", ...)])',
+        wrapping="Each recalibrator takes the network's probabilities as its X "
+        "(estimator=None): fitted on the training folds' probabilities.",
     )
 
 
-def _models(inner_folds):
-    """``{name: model}``: the classifier alone, then wrapped in each recalibrator."""
-    from sklearn.naive_bayes import GaussianNB
+def _setup(dataset, inner_folds):
+    if dataset in NETWORKS:
+        return _network_setup(dataset)
+    return _features_setup(dataset, inner_folds)
 
+
+def _models(setup):
+    """``{name: model}``: the classifier alone, then with each recalibrator."""
     from skcal.discovery import all_recalibrators
 
-    models = {BASELINE: GaussianNB()}
+    models = {setup.baseline: setup.classifier}
     for name, recalibrator in all_recalibrators():
-        models[name] = _wrapped(inner_folds, recalibrator())
+        models[name] = setup.wrap(recalibrator())
     return models
 
 
@@ -160,7 +221,7 @@ class GridResult(NamedTuple):
     rank_of: dict
 
 
-def _grid_search(X, y, folds, settings, index, total):
+def _grid_search(setup, folds, settings, index, total):
     """Grid search over the recalibrators by each scorer of :data:`GRID_METRICS`."""
     from sklearn.model_selection import GridSearchCV
 
@@ -169,7 +230,7 @@ def _grid_search(X, y, folds, settings, index, total):
 
     candidates = [recalibrator() for _, recalibrator in all_recalibrators()]
     search = GridSearchCV(
-        _wrapped(settings.inner_folds),
+        setup.wrap(None),
         {"recalibrator": candidates},
         scoring=get_scorers([_scorer(m) for m in GRID_METRICS]),
         refit=_scorer("log_loss"),
@@ -181,7 +242,7 @@ def _grid_search(X, y, folds, settings, index, total):
         f"GridSearchCV over {len(candidates)} recalibrators",
         settings.verbose,
     ):
-        search.fit(X, y)
+        search.fit(setup.X, setup.y)
     cv_results = search.cv_results_
     names = [type(c).__name__ for c in cv_results["param_recalibrator"]]
     chosen, rank_of = {}, {}
@@ -218,12 +279,12 @@ def _lesson(chosen, by_ece_rank):
     )
 
 
-def _comparison_lines(results, settings):
+def _comparison_lines(results, settings, baseline):
     """Part (1): the comparison table, one row per model, * on the best."""
     best = {m: min(r.value[m] for r in results.values()) for m in DEMO_METRICS}
     rows = []
     for name, result in results.items():
-        row = [f"none ({BASELINE})" if name == BASELINE else _short(name)]
+        row = [f"none ({baseline})" if name == baseline else _short(name)]
         for m in DEMO_METRICS:
             mark = "*" if result.value[m] == best[m] else " "
             cell = format_interval(result.value[m], result.ci_low[m], result.ci_high[m])
@@ -257,7 +318,7 @@ def _comparison_lines(results, settings):
     return lines
 
 
-def _grid_lines(grid, settings):
+def _grid_lines(grid, settings, template):
     """Part (2): the grid search's table, choices and lesson."""
     rows = []
     for i, name in enumerate(grid.names):
@@ -269,7 +330,7 @@ def _grid_lines(grid, settings):
     header = ["recalibrator", *(MEASURES_BY_NAME[m].short_name for m in GRID_METRICS)]
     chosen = grid.chosen
     return [
-        f"(2) GridSearchCV(RecalibratedClassifierCV({BASELINE}()), "
+        f"(2) GridSearchCV({template}, "
         f'{{"recalibrator": [...]}}, cv={settings.n_folds}): mean over the test '
         "folds, lower is better, * = chosen by that scorer:",
         format_table(header, rows),
@@ -286,7 +347,7 @@ def _output_paths(out):
     return [folder / "comparison.csv", folder / "grid_search.csv"], f"{folder}/"
 
 
-def _write_comparison(path, results, overwrite):
+def _write_comparison(path, results, baseline, overwrite):
     """The comparison table as CSV: each measure with its interval, per model."""
     header = [
         "recalibrator",
@@ -294,7 +355,7 @@ def _write_comparison(path, results, overwrite):
     ]
     rows = [
         [
-            "none" if name == BASELINE else name,
+            "none" if name == baseline else name,
             *(
                 repr(float(getattr(result, a)[m]))
                 for m in DEMO_METRICS
@@ -322,7 +383,8 @@ def _write_grid(path, grid, overwrite):
 
 def _write_files(tables, prefix, results, grid, settings, overwrite):
     """Write both tables and the diagrams of every model; return the paths."""
-    _write_comparison(tables[0], results, overwrite)
+    baseline = next(iter(results))  # the classifier alone comes first
+    _write_comparison(tables[0], results, baseline, overwrite)
     _write_grid(tables[1], grid, overwrite)
     panels = {
         name: (r.y_true, r.y_prob, r.classes, r.sample_weight)
@@ -356,26 +418,24 @@ def run_demo(args):
     settings = _settings(args)
     tables, prefix = _output_paths(args.out)
     prepare_outputs(Path(args.out), [*tables, *diagram_paths(prefix)], args.overwrite)
-    X, y, intro = _load(args.dataset)
-    models = _models(settings.inner_folds)
+    setup = _setup(args.dataset, settings.inner_folds)
+    models = _models(setup)
     folds = StratifiedKFold(settings.n_folds, shuffle=True, random_state=0)
     total = len(models) + 2
     with reported("demo"):
-        results = _cross_validate(models, X, y, folds, settings, total)
-        grid = _grid_search(X, y, folds, settings, len(models) + 1, total)
+        results = _cross_validate(models, setup.X, setup.y, folds, settings, total)
+        grid = _grid_search(setup, folds, settings, len(models) + 1, total)
         with step(total, total, "tables and diagrams", settings.verbose):
             diagrams = _write_files(
                 tables, prefix, results, grid, settings, args.overwrite
             )
     lines = [
-        intro,
-        f"Each recalibrator wraps it in RecalibratedClassifierCV({BASELINE}(), "
-        f"recalibrator, cv={settings.inner_folds}, ensemble=False): fitted on "
-        f"out-of-fold scores, then {BASELINE} refitted on all the training data.",
+        setup.intro,
+        setup.wrapping,
         "",
-        *_comparison_lines(results, settings),
+        *_comparison_lines(results, settings, setup.baseline),
         "",
-        *_grid_lines(grid, settings),
+        *_grid_lines(grid, settings, setup.template),
         "",
         f"(3) Wrote {', '.join(map(str, tables))}",
         f"    and the diagrams {', '.join(map(str, diagrams))}",

@@ -133,3 +133,23 @@ def test_demo_progress_on_a_terminal(capsys, monkeypatch, tmp_path):
     status, _, _ = run(capsys, "demo", "--quick", "--quiet", "--out", tmp_path / "b")
     assert status == 0
     assert quiet.getvalue() == ""
+
+
+def test_demo_datasets_are_the_parsers_choices():
+    """Check that the parser offers exactly the demo's data sets."""
+    from skcal._cli._arguments import DATASETS as choices
+    from skcal._cli._demo import DATASETS, NETWORKS
+
+    assert list(choices) == [*DATASETS, *NETWORKS]
+
+
+def test_demo_on_a_network(capsys, tmp_path):
+    """Check the demo on a network's shipped probabilities (quick settings)."""
+    status, out, err = run(
+        capsys, "demo", "--quick", "--dataset", "cifar10_lenet", "--out", tmp_path
+    )
+    assert status == 0, err
+    assert "scored by a LeNet-5 (skcal.datasets.load_cifar10_lenet" in out
+    assert "none (LeNet-5)" in out
+    assert 'GridSearchCV(Pipeline([("recalibrator", ...)])' in out
+    assert (tmp_path / "comparison.csv").read_text().splitlines()[1].startswith("none,")
