@@ -116,7 +116,7 @@ n_features_in_ : int
     Number of columns of ``X`` seen at fit (the wrapped classifier's when
     there is one).""",
     "feature_names_in_": """\
-feature_names_in_ : ndarray of shape (n_features_in_,)
+feature_names_in_ : ndarray of shape (`n_features_in_`,)
     Names of the columns of ``X``, when they are all strings.""",
 }
 

@@ -34,9 +34,9 @@ def all_measures(kind=None):
     -------
     measures : list of Measure
         Named tuples sorted by name, with the fields ``name``,
-        ``function``, ``scorer`` (the name for :func:`~skcal.metrics.
-        get_scorer`), ``greater_is_better``, ``kind``, ``short_name`` (for
-        tables), ``module`` and ``takes_positive_column``, and the method
+        ``function``, ``scorer`` (the name for
+        :func:`~skcal.metrics.get_scorer`), ``greater_is_better``, ``kind``,
+        ``short_name`` (for tables), ``module`` and ``takes_positive_column``, and the method
         ``evaluate(y_true, y_prob, *, classes, sample_weight=None)``, which
         calls the measure on an ``(n_samples, n_classes)`` matrix.
 
@@ -74,9 +74,9 @@ def all_recalibrators():
     """The recalibrators of :mod:`skcal.calibration`.
 
     A recalibrator maps a classifier's scores (or the scores given as ``X``)
-    to calibrated probabilities. :class:`~skcal.calibration.
-    RecalibratedClassifierCV`, which fits a classifier and a recalibrator
-    together, is not one of them.
+    to calibrated probabilities.
+    :class:`~skcal.calibration.RecalibratedClassifierCV`, which fits a
+    classifier and a recalibrator together, is not one of them.
 
     Returns
     -------

@@ -176,7 +176,7 @@ class RecalibratedClassifierCV(
         With ``ensemble=False``, the classifier refitted on all the data.
     n_features_in_ : int
         Number of features seen by the classifier.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of the features, when they are all strings.
 
     See Also
