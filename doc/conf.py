@@ -14,7 +14,7 @@ import skcal
 
 project = "skcal"
 author = "The skcal developers"
-copyright = "2026, the skcal developers (BSD-3-Clause)"  # noqa: A001
+copyright = "2026, the skcal developers (BSD-3-Clause)"
 release = skcal.__version__
 version = ".".join(release.split(".")[:2])
 

@@ -36,7 +36,8 @@ def all_measures(kind=None):
         Named tuples sorted by name, with the fields ``name``,
         ``function``, ``scorer`` (the name for
         :func:`~skcal.metrics.get_scorer`), ``greater_is_better``, ``kind``,
-        ``short_name`` (for tables), ``module`` and ``takes_positive_column``, and the method
+        ``short_name`` (for tables), ``module`` and
+        ``takes_positive_column``, and the method
         ``evaluate(y_true, y_prob, *, classes, sample_weight=None)``, which
         calls the measure on an ``(n_samples, n_classes)`` matrix.
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PYTHON_TREES = ["skcal", "tests", "benchmarks", "examples"]
+PYTHON_TREES = ["skcal", "tests", "benchmarks", "examples", "doc"]
 
 # The longest a function of skcal/ may be, in lines of code (signature and
 # body; not docstrings, comments or blank lines).
