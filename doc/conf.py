@@ -43,6 +43,9 @@ nitpick_ignore_regex = [
 ]
 
 autosummary_generate = True
+# Types are in the numpydoc docstrings, as in scikit-learn; the hints of the
+# signatures are for type checkers.
+autodoc_typehints = "none"
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
 numpydoc_validation_checks = set()

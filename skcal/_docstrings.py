@@ -61,7 +61,8 @@ reduction : {"auto", "positive", "top_label", "classwise"}, default="auto"
     ``"top_label"``: the largest probability (confidence) against the
     correctness of the argmax. ``"classwise"``: every one-vs-rest column,
     averaged over classes. ``"auto"`` is ``"positive"`` for binary
-    problems and ``"top_label"`` otherwise.""",
+    problems (and when ``pos_label`` is given) and ``"top_label"``
+    otherwise. See :ref:`multiclass`.""",
     "verbose": """\
 verbose : "auto" or bool, default="auto"
     Progress on the standard error stream: ``"auto"`` shows it on a

@@ -19,6 +19,9 @@ other class having ``1 - p``, so a ``(n, 2)`` input and its 1-D positive
 column give identical results under every reduction. Classwise values follow
 the column order of the input (``[negative, positive]`` for 1-D input), and
 top-label ties go to the first column.
+
+Read more in the :ref:`User Guide <multiclass>`: what each reduction
+answers, and which one "ECE" means in papers.
 """
 
 # SPDX-License-Identifier: BSD-3-Clause
@@ -37,7 +40,10 @@ REDUCTION_CONSTRAINTS = {
 
 
 def resolve_reduction(data, reduction):
-    """Resolve ``"auto"`` and check that the reduction applies to ``data``."""
+    """Resolve ``"auto"`` and check that the reduction applies to ``data``.
+
+    Read more in the :ref:`User Guide <multiclass>`.
+    """
     if reduction == "auto":
         # A pos_label given for a multiclass problem asks for its column.
         return "positive" if data.pos_index is not None else "top_label"
@@ -57,6 +63,8 @@ def _indicator(mask):
 
 def binary_views(data, reduction):
     """Yield the binary ``(y, p)`` pairs of a resolved reduction.
+
+    Read more in the :ref:`User Guide <multiclass>`.
 
     Parameters
     ----------
@@ -85,6 +93,8 @@ def row_argmax(matrix):
     of the argmax for 1e5 x 1000 float64). The validated data are read-only
     views of the caller's array, so the argmax reads that array instead when
     it is writeable and the same memory (it is read, never written).
+
+    Read more in the :ref:`User Guide <multiclass>`.
     """
     base = matrix.base
     if (
@@ -139,6 +149,8 @@ def _classwise(data):
 
 def reduce_measure(data, reduction, measure, *, return_per_class=False):
     """Apply a binary measure under a reduction.
+
+    Read more in the :ref:`User Guide <multiclass>`.
 
     Parameters
     ----------

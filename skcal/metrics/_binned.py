@@ -212,6 +212,8 @@ def binned_calibration_error(
     error*). The value depends on the bins, and the plug-in estimate is biased
     upwards on small samples; ``debias=True`` corrects the L2 error.
 
+    Read more in the :ref:`User Guide <binned_measures>`.
+
     Parameters
     ----------
     %(y_true)s
@@ -265,18 +267,10 @@ def binned_calibration_error(
     and :math:`n^{\mathrm{eff}}_m = W_m^2 / \sum_{i \in B_m} w_i^2` is its
     effective size (:math:`n_m` itself when unweighted, as in the paper); a
     bin with :math:`n^{\mathrm{eff}}_m - 1 \le 10^{-9}` counts as a single
-    row.
-    The effective size keeps the estimator invariant to rescaling the
-    weights; integer weights are therefore *not* equivalent to repeated
-    rows for this estimator (repetition changes the sample size, which the
-    correction depends on).
-
-    Empty bins contribute nothing. ``"classwise"`` averages the per-class
-    errors (Kumar et al.'s *marginal* L2 error averages squares before the
-    root instead). Equal-mass bins are the weighted quantiles described
-    under ``strategy``; Kumar et al.'s code splits the sorted predictions
-    into chunks and puts edges midway between them, which can give slightly
-    different bins.
+    row. Integer weights are therefore not equivalent to repeated rows for
+    this estimator. Empty bins contribute nothing, and ``"classwise"``
+    averages the per-class errors. The User Guide derives the correction
+    and explains why a binned error depends on the bins.
 
     References
     ----------
@@ -340,6 +334,8 @@ def expected_calibration_error(
     mean prediction and its event rate is averaged, weighted by the bin's
     share of the samples. For a multiclass model the default is *confidence*
     (top-label) ECE, as in Guo et al. (2017).
+
+    Read more in the :ref:`User Guide <binned_measures>`.
 
     Parameters
     ----------
@@ -481,6 +477,8 @@ def reliability_table(
     weight 0 and NaN means. The binned calibration errors are computed from
     exactly these numbers.
 
+    Read more in the :ref:`User Guide <binned_measures>`.
+
     Parameters
     ----------
     %(y_true)s
@@ -549,10 +547,8 @@ def reliability_table(
     exactly at :math:`\hat r = 0` (1) and always contains :math:`\hat r`.
     With sample weights, :math:`\hat r` is the weighted rate and :math:`m`
     Kish's effective size :math:`(\sum w_i)^2 / \sum w_i^2` of the bin, an
-    approximation that is exact for equal weights. In the simulations of
-    ``benchmarks/bench_interval_coverage.py --bands`` (15 bins, n = 300
-    and 3,000, 60 runs per setting), 95% Wilson intervals contained the
-    bins' population event rates 94% to 96% of the time. ``"bootstrap"``:
+    approximation that is exact for equal weights. Their measured coverage
+    is given in the :ref:`User Guide <reliability_diagrams>`. ``"bootstrap"``:
     percentile intervals of the bin's event rate over resamples of the
     rows (``n`` draws with replacement, as multinomial counts of the groups
     of rows that share a bin, an outcome and a weight), the bins fixed.

@@ -298,6 +298,8 @@ def confidence_interval(
     a calibrated model's calibration error. Its coverage has been measured by
     simulation (see Notes).
 
+    Read more in the :ref:`User Guide <intervals>`.
+
     Parameters
     ----------
     %(y_true)s
@@ -356,47 +358,21 @@ def confidence_interval(
         \Big[\max\big(0,\ \min(T - q^0_a,\ 2T - q^*_a,\ q^*_{1-a})\big),\
         \max(q^*_a, T)\Big].
 
-    A plug-in calibration error is biased upwards (noise in the outcomes
-    looks like miscalibration), most of all for a calibrated model, and its
-    bootstrap distribution is biased upwards again: percentile and
-    bias-corrected percentile intervals of a calibrated model lie above 0
-    and often above the estimate (Efron's correction cannot undo a bias
-    the resamples understate; the bootstrap is inconsistent at a boundary
-    of the parameter space, Andrews 2000). The measures here are norms of
-    the mean residual, so the estimate exceeds the population value by at
-    most the norm of the noise, whose distribution the calibrated draws
-    give; the lower end is 0 exactly when the calibration test at level
-    :math:`1 - a` does not reject, and it holds wherever the
-    miscalibration lies (in one bin or spread over all), at the cost of
-    being conservative far from calibration. The basic bound :math:`2T -
-    q^*_a` covers squared errors (``norm="l2"``, the kernel calibration
-    error) far from calibration, and the percentile upper end is
-    conservative because of the upward biases.
+    The lower end of a calibration error's interval is 0 exactly when the
+    data are consistent with a calibrated model at level :math:`1 - a`; it
+    bounds the population value whatever the shape of the miscalibration,
+    where percentile intervals (biased upwards, like the plug-in estimate)
+    would exclude 0 for a calibrated model. *A proper score* (a mean of
+    per-row losses) gets the percentile interval :math:`[q^*_{1-a},
+    q^*_a]`. Both are widened to contain :math:`T`, and to the range of the
+    draws if the percentiles coincide while the draws differ. The rows are
+    a sample of the population and the model is fixed.
 
-    *A proper score* (a mean of per-row losses) gets the percentile interval
-    :math:`[q^*_{1-a}, q^*_a]`, which covers a mean at the nominal rate.
-    Both are widened to contain :math:`T`, and to the range of the draws if
-    the percentiles coincide while the draws differ.
-
-    *Measured coverage.* ``benchmarks/bench_interval_coverage.py``
-    measures it on perfectly calibrated and miscalibrated predictors
-    (over- and under-confident, one miscalibrated bin), binary and
-    top-label of 10 classes, n = 300, 3,000 and 30,000, against the
-    population value of 2 million predictions; the tests repeat it at
-    n = 300. With 1000 resamples and 200 runs per setting at n = 300 and
-    3,000, nominal 95% intervals covered the population value in 95.5% to
-    100% of runs for the ECE and the SmoothECE (0 included for the
-    calibrated models: the estimate is never 0, the interval starts there),
-    and in 90.5% to 97.5% for the Brier score and the log loss (the
-    percentile interval of a skewed mean falls a little short at n = 300,
-    never below 90%); at n = 30,000 (50 runs per setting) in 94% to 100%
-    of runs for the calibration errors and 90% to 100% for the proper
-    scores. The calibration errors' intervals are conservative by
-    construction.
-
-    *Population.* The rows are taken as a sample of the population and the
-    model as fixed; for cross-validated predictions the interval describes
-    the pooled out-of-fold predictions, not the spread from refitting.
+    The coverage of nominal 95% intervals, measured by simulation
+    (``benchmarks/bench_interval_coverage.py``), is 95.5% to 100% for the
+    ECE and the SmoothECE and 90.5% to 97.5% for the Brier score and the
+    log loss at n = 300 and 3,000; the User Guide gives the derivation and
+    the full table.
 
     References
     ----------

@@ -359,8 +359,15 @@ def _parameter_entries(docstring):
     return {k: "\n".join(v) for k, v in entries.items()}
 
 
+# The "Read more in the User Guide" line of a docstring.
+_READ_MORE = re.compile(r"^ *(Read more in the :ref:`[^`]+`\.)$", flags=re.MULTILINE)
+
+
 def _relay_docstring(display, source, parameters):
-    """The docstring of a generated constructor, from ``from_predictions``'."""
+    """The docstring of a generated constructor, from ``from_predictions``'.
+
+    It keeps the "Read more" line of ``from_predictions``, after its summary.
+    """
     doc = display.from_predictions.__doc__
     if doc is None:  # docstrings stripped (python -OO)
         return None
@@ -368,6 +375,9 @@ def _relay_docstring(display, source, parameters):
     head = [_PLOT_DOC[name] for name in _HEAD_DOCS[source]]
     rest = [entries[p.name] for p in parameters if p.name in entries]
     summary = _SUMMARIES[source].format(title=display._title)
+    read_more = _READ_MORE.search(doc)
+    if read_more is not None:
+        summary += f"\n\n{read_more.group(1)}"
     body = "\n".join([*head, *rest])
     return (
         f"{summary}\n\nParameters\n----------\n{body}\n\n"

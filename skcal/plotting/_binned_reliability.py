@@ -85,6 +85,8 @@ class BinnedReliabilityDisplay(ReliabilityDiagram):
     ``reduction="classwise"``, ``table`` and ``ece`` are lists with one
     entry per class, in the order of ``classes``.
 
+    Read more in the :ref:`User Guide <reliability_diagrams>`.
+
     Parameters
     ----------
     table : :class:`~sklearn.utils.Bunch`
@@ -341,6 +343,8 @@ class BinnedReliabilityDisplay(ReliabilityDiagram):
         The numbers of each view come from
         :func:`~skcal.metrics.reliability_table` and
         :func:`~skcal.metrics.expected_calibration_error`.
+
+        Read more in the :ref:`User Guide <reliability_diagrams>`.
 
         Parameters
         ----------

@@ -118,13 +118,13 @@ class CalibrationSharpnessDisplay(CalibrationDisplay):
     has a layout engine as the figures the Display creates), and both axes
     span [0, 1], so that diagrams drawn side by side share their scales.
 
-    A calibration error alone rewards the mean-replacement baseline, which
-    predicts one confidence for every sample: its curve touches the
-    diagonal at that confidence and its calibration term is about 0, but
-    its density is a single spike, its band there is taller than the
-    square (drawn clipped, from 0 to 1), and its total loss is large.
-    Create it with :meth:`from_estimator`, :meth:`from_predictions` or
-    :meth:`from_cv_results`.
+    A model calibrated by construction but useless, such as the
+    mean-replacement baseline, shows as a single dot on the diagonal over a
+    spike of density, with a band taller than the square (drawn clipped)
+    and a large total loss. Create it with :meth:`from_estimator`,
+    :meth:`from_predictions` or :meth:`from_cv_results`.
+
+    Read more in the :ref:`User Guide <proper_scores>`.
 
     Parameters
     ----------
@@ -491,6 +491,8 @@ class CalibrationSharpnessDisplay(CalibrationDisplay):
         ``prediction_range``) from
         :func:`~skcal.metrics.smooth_reliability_curve` at the Gaussian
         bandwidth of the kernel.
+
+        Read more in the :ref:`User Guide <proper_scores>`.
 
         Parameters
         ----------

@@ -206,6 +206,8 @@ class SmoothReliabilityDisplay(ReliabilityDiagram):
     ``reduction="classwise"`` every array attribute is a list with one
     entry per class, in the order of ``classes``.
 
+    Read more in the :ref:`User Guide <reliability_diagrams>`.
+
     Parameters
     ----------
     grid : ndarray of shape (n_points,)
@@ -293,14 +295,9 @@ class SmoothReliabilityDisplay(ReliabilityDiagram):
     ``min_effective_count``; and it starts and stops where the
     kernel-weighted mean :math:`\bar p(t)` of the predictions is within
     :math:`\sigma` of :math:`t` (``n_effective`` and ``mean_prediction``
-    of :func:`~skcal.metrics.smooth_reliability_curve`). Elsewhere the
-    kernel regression extrapolates from a handful of distant predictions,
-    and would swing between 0 and 1 with a band filling the square; or, at
-    the edge of the predictions, it reports the event rate of the far more
-    numerous predictions further in (LeNet-5's top-label curve on CIFAR-10
-    would cross above the diagonal below a confidence of 0.24 for that
-    reason). Between its two ends the curve is not cut where a dense region
-    pulls :math:`\bar p(t)` away, which would leave gaps next to it.
+    of :func:`~skcal.metrics.smooth_reliability_curve`), a rule that trims
+    only the two ends. Elsewhere the kernel regression extrapolates from
+    distant predictions (the User Guide shows what that looks like).
 
     *When it says too little.* The smooth diagram of a view says too little
     when its predictions span less than two grid points, when the curve is
@@ -615,6 +612,8 @@ class SmoothReliabilityDisplay(ReliabilityDiagram):
         :func:`~skcal.metrics.smooth_reliability_curve`; those of a binned
         fallback from :class:`BinnedReliabilityDisplay`'s functions, at its
         defaults.
+
+        Read more in the :ref:`User Guide <reliability_diagrams>`.
 
         Parameters
         ----------
