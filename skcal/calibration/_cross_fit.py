@@ -139,6 +139,8 @@ class RecalibratedClassifierCV(
     classifier is refitted on all the data. For an already fitted
     classifier, give it to a recalibrator directly instead.
 
+    Read more in the :ref:`User Guide <cross_fitting>`.
+
     Parameters
     ----------
     estimator : classifier
@@ -202,12 +204,9 @@ class RecalibratedClassifierCV(
       says why; the model averages the pairs of the remaining folds. If no
       fold remains, ``fit`` raises a ``ValueError`` naming the folds.
       scikit-learn's :class:`~sklearn.calibration.CalibratedClassifierCV`
-      keeps such folds instead: a classifier that never saw a class gives it
-      probability 0, and a calibrator fitted on one outcome is a constant
-      (:math:`1/(n+2)` or :math:`(n+1)/(n+2)` for the sigmoid, 0 or 1 for
-      isotonic regression), which pulls the average towards that fold's
-      class whatever the scores. With the same calibration method, the
-      model here is the mean of its pairs over the folds kept here.
+      keeps such folds instead (see the User Guide); with the same
+      calibration method, the model here is the mean of its pairs over the
+      folds kept here.
     * With ``ensemble=False``, the pooled out-of-fold scores hold every
       class, so test parts with one class are fine (the result equals
       scikit-learn's); a training part without some class would leave those

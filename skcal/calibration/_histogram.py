@@ -60,6 +60,8 @@ class HistogramBinningRecalibrator(BinaryMapRecalibrator):
     (the same code computes them): on its own calibration set the result has
     a binned calibration error of 0 with these bins.
 
+    Read more in the :ref:`User Guide <recalibrators>`.
+
     Parameters
     ----------
     %(estimator)s
@@ -108,12 +110,10 @@ class HistogramBinningRecalibrator(BinaryMapRecalibrator):
 
     Notes
     -----
-    The output takes at most ``n_bins`` values per map, so the binned
-    calibration error of the recalibrated model can be estimated without
-    bias, which no continuous map allows (Gupta et al., 2020). It is not
-    monotone in general, and one-vs-rest binning then renormalising can
-    change the predicted class and give exact zeros, hence an infinite log
-    loss (Chidambaram and Ge, 2024).
+    The output takes at most ``n_bins`` values per map. It is not monotone
+    in general, and one-vs-rest binning then renormalising can change the
+    predicted class and give exact zeros, hence an infinite log loss
+    (Chidambaram and Ge, 2024).
 
     References
     ----------

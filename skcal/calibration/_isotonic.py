@@ -32,6 +32,8 @@ class IsotonicRecalibrator(BinaryMapRecalibrator):
     set its cutoff calibration error is exactly 0 (Rossellini et al., 2025,
     Lemma D.1).
 
+    Read more in the :ref:`User Guide <recalibrators>`.
+
     Parameters
     ----------
     %(estimator)s
@@ -69,11 +71,9 @@ class IsotonicRecalibrator(BinaryMapRecalibrator):
 
     Notes
     -----
-    Isotonic recalibration is consistent: with enough data it removes any
-    miscalibration of a score that ranks well, which a parametric map such
-    as Platt's cannot (Rossellini et al., 2025, Section 5). Its outputs can be
-    exactly 0 or 1, where the log loss is infinite. A binary problem fitted
-    on ``decision_function`` values agrees with
+    Isotonic recalibration is consistent (Rossellini et al., 2025, Section
+    5). Its outputs can be exactly 0 or 1, where the log loss is infinite. A
+    binary problem fitted on ``decision_function`` values agrees with
     ``CalibratedClassifierCV(FrozenEstimator(clf), method="isotonic")``.
 
     References

@@ -25,10 +25,10 @@ class MeanReplacementRecalibrator(BaseRecalibrator):
 
     **It is a baseline to show what calibration errors miss, not a method to
     use.** Its top-label calibration error on new data is
-    :math:`|A_{\mathrm{test}} - \hat a|`, of order :math:`n^{-1/2}`, so it
-    looks perfectly calibrated on ECE and accuracy alone; but it throws away
-    every difference between predictions, so proper scores (log loss,
-    Brier score) and the sharpness term of their decomposition expose it.
+    :math:`|A_{\mathrm{test}} - \hat a|`, of order :math:`n^{-1/2}`, but
+    proper scores (log loss, Brier score) expose it.
+
+    Read more in the :ref:`User Guide <mean_replacement>`.
 
     Parameters
     ----------

@@ -56,6 +56,8 @@ class ModifiedPlattRecalibrator(PlattRecalibrator):
     :math:`\varepsilon_n + O(n^{-1/2})` (their Proposition D.1), which plain
     Platt scaling cannot promise.
 
+    Read more in the :ref:`User Guide <recalibrators>`.
+
     Parameters
     ----------
     %(estimator)s
@@ -119,12 +121,10 @@ class ModifiedPlattRecalibrator(PlattRecalibrator):
 
     Notes
     -----
-    With the paper's tolerance the fallback needs a large sample: on the
-    four-point example of the paper's Figure 4, where no sigmoid is
-    calibrated (in-sample cutoff error about 0.243), the sigmoid is kept at
-    :math:`n = 8000` and abandoned from :math:`n \approx 10^4` on. The
-    bootstrap tolerance abandons it from a few hundred samples, at the price
-    of the distribution-free guarantee. Integer weights are not equivalent to
+    With the paper's tolerance the fallback needs a large sample (about
+    :math:`10^4` on the example of the paper's Figure 4); the bootstrap
+    tolerance falls back from a few hundred samples, without the
+    distribution-free guarantee. Integer weights are not equivalent to
     repeated rows for the tolerances, which use Kish's effective sample size.
 
     References

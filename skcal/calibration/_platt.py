@@ -164,6 +164,8 @@ class PlattRecalibrator(BinaryMapRecalibrator):
     multiplying all of them by a constant changes the targets (weights that
     sum to 1 pull them towards 1/2).
 
+    Read more in the :ref:`User Guide <recalibrators>`.
+
     Parameters
     ----------
     %(estimator)s
@@ -207,8 +209,7 @@ class PlattRecalibrator(BinaryMapRecalibrator):
     minimises the same loss (to its optimiser's tolerance). On probabilities
     scikit-learn fits the sigmoid on the probabilities themselves; here it
     is fitted on their log-odds, where a sigmoid can return the identity.
-    Platt scaling has no calibration guarantee: when the sigmoid family does
-    not contain a calibrated map, it stays miscalibrated with infinite data
+    Platt scaling has no calibration guarantee when no sigmoid is calibrated
     (Rossellini et al., 2025, Figure 4).
 
     References

@@ -119,6 +119,8 @@ class TemperatureRecalibrator(BaseRecalibrator):
     :math:`\mathrm{softmax}(\log p / T) \propto p^{1/T}`; a binary score
     :math:`s` is the pair of logits :math:`(0, s)`.
 
+    Read more in the :ref:`User Guide <recalibrators>`.
+
     Parameters
     ----------
     %(estimator)s
@@ -158,9 +160,8 @@ class TemperatureRecalibrator(BaseRecalibrator):
     optimisers' tolerance) unless scikit-learn's optimum lies at a bound of
     its narrower range. (For binary decision values scikit-learn takes the
     logits :math:`(-s, s)`; here :math:`(0, s)` keeps :math:`T = 1` the
-    identity.) On the log loss it is the
-    recalibrator with the best proper scores on the CIFAR and ImageNet
-    models of Chidambaram and Ge (2024).
+    identity.) Chidambaram and Ge (2024) compare it with other recalibrators
+    on CIFAR and ImageNet models.
 
     References
     ----------

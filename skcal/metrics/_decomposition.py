@@ -181,6 +181,8 @@ def calibration_decomposition(
     the isotonic regression of the outcomes on the predictions (CORP, binary
     only). The identity holds exactly, up to rounding, in both cases.
 
+    Read more in the :ref:`User Guide <decomposition>`.
+
     Parameters
     ----------
     %(y_true)s
@@ -276,11 +278,9 @@ def calibration_decomposition(
     estimates of the proper calibration error :math:`E[d(f(X),
     P_{Y|f(X)})]` and of the sharpness :math:`E[d(P_Y, P_{Y|f(X)})]` of
     Gruber & Buettner (Lemma 4.1). Chidambaram & Ge's *sharpness gap* is
-    :math:`\mathrm{UNC} - \mathrm{DSC} = \bar S(p) - \mathrm{MCB}`. The
-    isotonic fit minimises every Bregman score among non-decreasing
-    recalibrations, so both terms are also non-negative for ``"isotonic"``
-    (Dimitriadis, Gneiting & Jordan); its miscalibration is at most that of
-    ``"exact"``, which recalibrates without the monotonicity constraint.
+    :math:`\mathrm{UNC} - \mathrm{DSC} = \bar S(p) - \mathrm{MCB}`. Both
+    terms are non-negative for ``"isotonic"`` too, whose miscalibration is at
+    most that of ``"exact"``.
 
     *One Brier score.* The score is always
     :func:`sklearn.metrics.brier_score_loss` of what is decomposed: with
@@ -300,18 +300,11 @@ def calibration_decomposition(
     1 within the accepted tolerance can make the miscalibration negative by
     that tolerance.
 
-    *Grouping.* ``"exact"`` recalibrates each distinct prediction on its own
-    samples, which suits predictions that take few distinct values (binned,
-    rounded or recalibrated by a step function). When almost every
-    prediction is distinct, as raw softmax outputs are, each group holds one
-    sample, its event rate is its own outcome, and the miscalibration
-    approaches the whole score while the discrimination approaches the
-    uncertainty: the in-sample recalibration overfits. ``"isotonic"``
-    regularises it by monotonicity and is the stable choice for a binary
-    view of continuous predictions (Dimitriadis, Gneiting & Jordan), hence
-    the default ``"auto"``. The whole probability vector of a multiclass
-    problem has no such regularised recalibration here: for continuous
-    softmax outputs, decompose a binary view (``reduction="top_label"``).
+    *Grouping.* ``"exact"`` suits predictions that take few distinct values
+    (binned, rounded or recalibrated by a step function); on continuous
+    predictions it overfits, and ``"isotonic"`` is the stable choice for a
+    binary view. For continuous softmax outputs, decompose a binary view
+    (``reduction="top_label"``).
 
     Sample weights are frequencies: integer weights give the same result
     as repeated rows, zero weights drop rows.

@@ -103,6 +103,8 @@ def recalibration_improvement(
     paired per-sample differences, it comes with a standard error and a
     confidence interval.
 
+    Read more in the :ref:`User Guide <recalibration_improvement>`.
+
     Parameters
     ----------
     %(y_true)s
@@ -169,12 +171,10 @@ def recalibration_improvement(
     By the decomposition of a proper score (see
     :func:`calibration_decomposition`), :math:`E[S(f)] - E[S(h \circ f)] =
     [\mathrm{CE}_S(f) - \mathrm{CE}_S(h \circ f)] - [\mathrm{SHARP}_S(f) -
-    \mathrm{SHARP}_S(h \circ f)]`. Any map :math:`h` can only lose
-    sharpness, so the score improvement is at most the improvement of the
-    calibration error, with equality when :math:`h` is injective on the
-    predictions: then :math:`h \circ f` groups the samples as :math:`f` does.
-    The same holds exactly in-sample for the ``"exact"`` terms of
-    :func:`calibration_decomposition` with ``reduction="full"``.
+    \mathrm{SHARP}_S(h \circ f)]`, where the second bracket is 0 for an
+    injective :math:`h` and non-negative otherwise. The same holds exactly
+    in-sample for the ``"exact"`` terms of :func:`calibration_decomposition`
+    with ``reduction="full"``.
 
     With the log loss, a prediction giving probability 0 to the observed
     class scores :math:`+\infty`; the improvement is then infinite (or NaN

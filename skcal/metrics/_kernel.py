@@ -190,6 +190,8 @@ def kernel_calibration_error(
     the part of the full loss that calibration does not explain, is
     returned as well.
 
+    Read more in the :ref:`User Guide <sharpness>`.
+
     Parameters
     ----------
     %(y_true)s
@@ -266,20 +268,15 @@ def kernel_calibration_error(
 
     with :math:`d_\varphi(a, b) = (a - b)^2` (Brier) or :math:`a \log(a/b) +
     (1-a) \log((1-a)/(1-b))` (log). This is the plug-in estimator of the
-    authors' ``sharpcal`` code: the regression uses every sample, including
-    the one it is evaluated at (no leave-one-out), there is no boundary
-    correction at 0 and 1, and it is averaged over the predictions
-    themselves. ``sharpcal`` averages over 10 resamples of 5000 evaluation
-    points when there are more than 5000 samples; here the average over all
-    samples is computed exactly, so the value is deterministic. It estimates
+    authors' ``sharpcal`` code (no leave-one-out, no boundary correction at
+    0 and 1), averaged exactly over all samples rather than over random
+    subsamples, so the value is deterministic. It estimates
     :math:`E[d_\varphi(E[Y \mid p], p)]`, consistently when :math:`\sigma
-    \to 0` slowly as :math:`n` grows (Theorem 4.9); at a fixed bandwidth it
-    is biased: with predictions uniform on [0.5, 1], :math:`P(Y = 1 \mid p) =
-    p^2` and :math:`\sigma = 0.05`, it levels off about 5 percent below the
-    true value 1/30 as :math:`n` grows. With the log loss, a prediction of
-    exactly 0 or 1 whose smoothed event rate differs from it has an infinite
-    divergence; with the Gaussian kernel, whose weights are all positive,
-    this happens as soon as both outcomes occur in the sample.
+    \to 0` slowly as :math:`n` grows (Theorem 4.9), and with a bias at a
+    fixed bandwidth. With the log loss, a prediction of exactly 0 or 1 whose
+    smoothed event rate differs from it has an infinite divergence; with the
+    Gaussian kernel, whose weights are all positive, this happens as soon as
+    both outcomes occur in the sample.
 
     The pointwise sharpness gap is
 
@@ -300,20 +297,8 @@ def kernel_calibration_error(
     ``total_loss`` by the smoothing, so ``sharpness_gap`` need not equal
     ``total_loss - calibration_error``.
 
-    *Computation.* The sums run in O(n log n) time and O(n) memory, without
-    any n x n matrix. The Epanechnikov kernel is a quadratic on its window,
-    so sorted prefix sums of :math:`w, w p, w p^2` (and of the same times
-    :math:`y`) give exact sums, up to rounding errors of about
-    :math:`10^{-14} W`. For the Gaussian kernel, when each prediction has
-    few neighbours within :math:`9\sigma`, the terms within :math:`9\sigma`
-    are summed directly (the others are below :math:`3\cdot 10^{-18}` of
-    their weight); otherwise the predictions are placed in boxes of width
-    :math:`\sigma/4`, the kernel is expanded in a Taylor series of total
-    degree 15 within each pair of boxes, and the box moments are convolved
-    by FFT on a grid of about :math:`4/\sigma` points (independent of
-    :math:`n`). The truncation error of each term is below :math:`6 \cdot
-    10^{-17}` of its weight; with rounding, each kernel sum is within about
-    :math:`10^{-14} W` of the dense sum.
+    The kernel sums take O(n log n) time and O(n) memory, without any
+    n x n matrix, and are within about :math:`10^{-14} W` of the dense sums.
 
     References
     ----------
@@ -416,9 +401,10 @@ def calibration_sharpness_curve(
     \rho(x)` of a proper score, the estimates of
     :func:`kernel_calibration_error` evaluated on the grid instead of at the
     predictions; with the calibration term and the total loss of the data.
-    A calibration error alone rewards a constant predictor (mean
-    replacement); its density is a single spike and its sharpness gap is
-    large, which the diagram shows.
+    A constant predictor (mean replacement) has a small calibration error,
+    but a density that is a single spike and a large sharpness gap.
+
+    Read more in the :ref:`User Guide <sharpness>`.
 
     Parameters
     ----------

@@ -186,6 +186,8 @@ def make_calibration_scorer(score_func, *, greater_is_better=False, **kwargs):
     at once: a name the measure does not take, or a value its parameter
     constraints refuse, raises here rather than in every fold.
 
+    Read more in the :ref:`User Guide <grid_search>`.
+
     Parameters
     ----------
     score_func : callable
@@ -243,6 +245,8 @@ _SCORERS = {
 def get_scorer(scoring):
     """Get a scorer by name: skcal's ``neg_<measure>`` names, then scikit-learn's.
 
+    Read more in the :ref:`User Guide <grid_search>`.
+
     Parameters
     ----------
     scoring : str, callable or None
@@ -284,6 +288,8 @@ def get_scorers(names):
     :func:`~sklearn.model_selection.cross_val_score`. A dict of scorer
     objects works everywhere: in ``cross_validate``, ``GridSearchCV`` (with
     ``refit=`` one of the names) and ``cross_val_score`` (with one scorer).
+
+    Read more in the :ref:`User Guide <grid_search>`.
 
     Parameters
     ----------
@@ -331,6 +337,8 @@ def get_scorers(names):
 
 def get_scorer_names():
     """The names accepted by :func:`get_scorer`: skcal's and scikit-learn's.
+
+    Read more in the :ref:`User Guide <grid_search>`.
 
     Returns
     -------

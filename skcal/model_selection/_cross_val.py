@@ -124,6 +124,8 @@ class _Pooled:
 class CrossValCalibration:
     """The result of :func:`cross_val_calibration`, printable as a table.
 
+    Read more in the :ref:`User Guide <recalibration_cross_val>`.
+
     Parameters
     ----------
     metrics : list of str
@@ -287,15 +289,12 @@ def cross_val_calibration(
     probabilities for the held-out part; the out-of-fold predictions of all
     folds are pooled, and each measure is computed once on the pool, with
     the confidence interval of :func:`skcal.metrics.confidence_interval`
-    (see Notes). The value of each fold is reported beside it.
+    (see Notes). The value of each fold is reported beside it, but the mean
+    of per-fold calibration errors overstates the error and should not be
+    used to compare models. The default measures pair two calibration
+    errors with two proper scores.
 
-    Calibration errors are not additive over folds: the mean of per-fold
-    errors overstates the error (each fold is a small sample, whose
-    estimate is biased upwards) and is not the error of any model, so it
-    should not be used to compare models. The default measures pair two
-    calibration errors with two proper scores, because a calibration error
-    alone rewards the mean-replacement baseline, which is calibrated and
-    useless.
+    Read more in the :ref:`User Guide <recalibration_cross_val>`.
 
     Parameters
     ----------
