@@ -64,6 +64,8 @@ def cutoff_calibration_error(
     (see :func:`cutoff_calibration_test`). It bounds the loss of any
     threshold decision rule against the best monotone post-processing.
 
+    Read more in the :ref:`User Guide <cutoff_calibration>`.
+
     Parameters
     ----------
     %(y_true)s
@@ -101,37 +103,31 @@ def cutoff_calibration_error(
 
     the plug-in estimate of
     :math:`\Delta_{\mathrm{Cutoff}} = \sup_I |\mathbb{E}[(Y - p)
-    \mathbf{1}\{p \in I\}]|`. Let :math:`u_1 < \dots < u_m` be the distinct
-    predictions and :math:`P_k` the weighted sum of residuals over
-    :math:`p_i \le u_k`, divided by :math:`W`, with :math:`P_0 = 0`. An
-    interval holds either all or none of the samples with a given
-    prediction, and selects a run :math:`u_{j+1}, \dots, u_k`, whose sum is
-    :math:`P_k - P_j`; hence
+    \mathbf{1}\{p \in I\}]|`. With :math:`u_1 < \dots < u_m` the distinct
+    predictions and :math:`P_k` the weighted sum of the residuals over
+    :math:`p_i \le u_k`, divided by :math:`W` (:math:`P_0 = 0`), it is the
+    range of this cumulative residual,
 
     .. math::
 
         \widehat\Delta_{\mathrm{Cutoff}} = \max_{0 \le k \le m} P_k
         - \min_{0 \le k \le m} P_k,
 
-    computed after one sort. The maximising interval runs from the
-    prediction after the minimum of :math:`P` to the one at its maximum
-    (outcomes above predictions) or conversely. The value lies between
-    :math:`|\bar y - \bar p|` (the interval [0, 1]) and the plug-in ECE
-    that groups identical predictions; a constant prediction :math:`c` has
-    error :math:`|\bar y - c|`. The estimate is within
-    :math:`(20 + \sqrt{2 \log(1/\delta)}) / \sqrt{n}` of the population
-    value with probability at least :math:`1 - \delta` (Proposition 4.1 of
-    [1]_). Rossellini et al. note that it is close to the cumulative
-    calibration metrics of Arrieta-Ibarra et al. [2]_.
+    computed after one sort; a Kuiper-type statistic close to the
+    cumulative calibration metrics of Arrieta-Ibarra et al. [2]_. The
+    estimate is within :math:`(20 + \sqrt{2 \log(1/\delta)}) / \sqrt{n}`
+    of the population value with probability at least :math:`1 - \delta`
+    (Proposition 4.1 of [1]_). The User Guide derives the formula and
+    relates the error to the ECE and the distance to calibration.
 
     References
     ----------
-    .. [1] L. Rossellini, J. A. Soloff, R. F. Barber, Z. Ren and R. Willett,
+    .. [1] R. Rossellini, J. A. Soloff, R. F. Barber, Z. Ren and R. Willett,
        "Can a calibration metric be both testable and actionable?",
        COLT 2025, arXiv:2502.19851.
     .. [2] I. Arrieta-Ibarra, P. Gujral, J. Tannen, M. Tygert and C. Xu,
        "Metrics of calibration for probabilistic predictions", JMLR 23(351),
-       2022.
+       2022, arXiv:2205.09680.
 
     Examples
     --------
@@ -221,6 +217,8 @@ def cutoff_calibration_test(
     data are not enough to certify the tolerance; it is no evidence of
     miscalibration.
 
+    Read more in the :ref:`User Guide <cutoff_calibration>`.
+
     Parameters
     ----------
     %(y_true)s
@@ -293,59 +291,33 @@ def cutoff_calibration_test(
     estimate :math:`\widehat\Delta` is within
     :math:`\mathrm{margin} = (20 + \sqrt{2\log(1/\alpha)})/\sqrt{n}` of
     :math:`\Delta_{\mathrm{Cutoff}}` with probability at least
-    :math:`1 - \alpha`. Certifying when
-    :math:`\widehat\Delta \le \varepsilon - \mathrm{margin}` is thus wrong
-    with probability at most :math:`\alpha` whenever
-    :math:`\Delta_{\mathrm{Cutoff}} > \varepsilon`, whatever the
-    distribution. Nothing below the margin can be certified: the margin is
-    0.22 at :math:`n = 10^4` and :math:`\alpha = 0.05`. The proof goes
-    through for the mean of the classwise errors (the supremum of an
-    average of processes, each with the same bound on its values and its
-    Rademacher complexity) and, with fixed weights, for weighted data with
-    :math:`n` replaced by Kish's effective size
-    :math:`(\sum_i w_i)^2 / \sum_i w_i^2` (both derived here, not in [1]_).
-    Weights are therefore not equivalent to repeated rows for this test.
+    :math:`1 - \alpha`, so certifying when
+    :math:`\widehat\Delta \le \varepsilon - \mathrm{margin}` is wrong with
+    probability at most :math:`\alpha`, whatever the distribution. With
+    weights, :math:`n` is Kish's effective size
+    :math:`(\sum_i w_i)^2 / \sum_i w_i^2`.
 
-    **Bootstrap.** The labels are redrawn :math:`B` times from the
-    predicted probabilities (a Bernoulli draw with probability
-    :math:`p_i`; a draw from the whole row of probabilities for multiclass
-    reductions, so that all classes are drawn jointly), the predictions
-    and weights being kept, and :math:`D_b` is the statistic of draw
-    :math:`b`. Since :math:`\widehat\Delta \ge \Delta_{\mathrm{Cutoff}} - S`
-    with :math:`S` the supremum of the centred residual process, and
-    :math:`D_b` is a draw of :math:`S` under perfect calibration, the
+    **Bootstrap.** With :math:`D_b` the statistic of the :math:`b`-th of
+    :math:`B` label sets drawn from the predicted probabilities, the
     p-value of :math:`H_0` is
 
     .. math::
 
         \frac{1 + \#\{b : D_b \ge \varepsilon - \widehat\Delta\}}{B + 1},
 
-    and the tolerance is certified when it is at most :math:`\alpha`. The
-    margin is the :math:`\lfloor \alpha (B + 1) \rfloor`-th largest
-    :math:`D_b`, about :math:`1.03 / \sqrt{n}` for uniform predictions. This
-    is not in [1]_ and carries no finite-sample guarantee: it takes the
-    fluctuations of a model that misses the tolerance to be those of a
-    calibrated model with the same predictions. The inequality above is
-    loose, and in simulations of models whose miscalibration is spread out
-    or local the rate of wrong certificates stays well below ``alpha``. But
-    where predictions near 0 or 1 face event rates far from them, outcomes
-    vary more than the redrawn labels and the margin is too small: for
-    instance 100 predictions of 0.01 for events of rate 0.2 (error 0.19)
-    are certified below a tolerance of 0.185 a quarter of the time at
-    ``alpha=0.05``. Use ``"bound"`` when a guarantee is needed.
-
-    The same draws give an exact Monte Carlo test of perfect calibration
-    (for ``"classwise"``, of the whole probability vector): given the
-    predictions, a calibrated model's labels are independent draws with
-    probabilities :math:`p_i`, so
-    :math:`(1 + \#\{b : D_b \ge \widehat\Delta\})/(B + 1)`
-    (``calibration_p_value``) is a valid p-value of that hypothesis at
-    every sample size. Both cost :math:`O(B\, n)` after one sort per view,
-    and :math:`O(n)` memory.
+    and ``calibration_p_value`` is
+    :math:`(1 + \#\{b : D_b \ge \widehat\Delta\})/(B + 1)`, an exact
+    p-value of perfect calibration. The first is not in [1]_ and has no
+    finite-sample guarantee: where predictions near 0 or 1 face event rates
+    far from them, its margin is too small (100 predictions of 0.01 for
+    events of rate 0.2, error 0.19, are certified below a tolerance of
+    0.185 a quarter of the time at ``alpha=0.05``). Use ``"bound"`` when a
+    guarantee is needed. The User Guide gives the reasoning behind both
+    methods and their extensions to weights and classwise errors.
 
     References
     ----------
-    .. [1] L. Rossellini, J. A. Soloff, R. F. Barber, Z. Ren and R. Willett,
+    .. [1] R. Rossellini, J. A. Soloff, R. F. Barber, Z. Ren and R. Willett,
        "Can a calibration metric be both testable and actionable?",
        COLT 2025, arXiv:2502.19851.
 

@@ -486,6 +486,8 @@ def logit_smoothed_ece(
     plug-in estimator by deterministic quadrature; ``method="monte_carlo"``
     is the authors' sampling estimator.
 
+    Read more in the :ref:`User Guide <logit_smoothed_ece>`.
+
     Parameters
     ----------
     %(y_true)s
@@ -554,43 +556,13 @@ def logit_smoothed_ece(
     K_\sigma(u - h_i)` is the Nadaraya-Watson regression of the labels on
     the logits with the noise density as kernel. Its error is
     :math:`O(1/\sqrt{n\sigma})` (Theorem 5.3 of [1]_), and it tends to the
-    ECE when :math:`\sigma \to 0` with :math:`n\sigma \to \infty`. Even a
+    ECE when :math:`\sigma \to 0` with :math:`n\sigma \to \infty`; a
     perfectly calibrated predictor has a positive value, of order
-    :math:`\sigma` (at most :math:`0.2\sigma` for Gaussian noise); as
-    :math:`\sigma \to \infty` the value tends to 1/2, and as
-    :math:`\sigma \to 0` on a fixed sample it tends to the ECE computed over
-    groups of identical predictions.
-
-    ``method="quadrature"`` evaluates the integral without sampling error.
-    For Gaussian noise, the two kernel sums are computed by a Taylor
-    expansion of the Gaussian over blocks of logits of width
-    :math:`\sigma` (20 terms, contributions beyond :math:`9\sigma` dropped),
-    and the integral is a sum of 8-point Gauss-Legendre rules over cells of
-    width :math:`\min(\sigma, 1)` in :math:`u`, split at the sign changes of
-    the integrand. The neglected terms are below :math:`10^{-14}`, and the
-    result agrees with adaptive quadrature of the explicit sums to rounding
-    error in the tests (they require :math:`10^{-9}`). The cost is
-    :math:`O(n)` for the expansion plus a constant per cell, with at most
-    :math:`\min(19 n, 28/\sigma + 19)` cells (more for
-    :math:`\sigma > 1`), a number independent of :math:`n` for a given
-    :math:`\sigma`; the memory is :math:`O(n)`. For uniform noise the sums
-    are piecewise constant and the integral is evaluated in closed form, in
-    :math:`O(n \log n)`.
-
-    ``method="monte_carlo"`` is the estimator of the authors' code: draw
-    rows :math:`I_s` with probability :math:`w_i / W` and noise
-    :math:`\xi_s`, and average :math:`|\hat m(u_s) - \rho(u_s)|` over
-    :math:`u_s = h_{I_s} + \xi_s`, :math:`s = 1, \dots, n_{\text{samples}}`.
-    It estimates the same quantity. Compared with that code, the uniform
-    kernel here matches the sampled noise (the code's kernel is twice as
-    wide), both ends of [0, 1] are clipped (the code subtracts
-    :math:`10^{-6}` from the confidence), and the kernel sums are evaluated
-    as above instead of through an ``n_samples`` by ``n`` matrix.
-
-    The paper defines multiclass LS-ECE through the top-label reduction
-    (logit of the largest probability, against the correctness of the
-    argmax); ``"classwise"`` applies the binary measure to every column, an
-    extension.
+    :math:`\sigma`. ``method="quadrature"`` evaluates the integral by
+    Gauss-Legendre rules split at the sign changes of the integrand
+    (Gaussian noise) or in closed form (uniform noise); the User Guide
+    gives the details, its accuracy and cost, and how the Monte-Carlo
+    estimator differs from the authors' code.
 
     References
     ----------

@@ -3,8 +3,8 @@
 The smooth calibration error is a linear program over the values of a
 Lipschitz function at the distinct predictions. Its dual is a weighted L1
 isotonic regression of the cumulative residuals, which a heap solves exactly
-in O(m log m) for m distinct predictions (see the Notes of
-:func:`smooth_calibration_error`).
+in O(m log m) for m distinct predictions (derived in the User Guide,
+doc/user_guide/consistent.rst).
 """
 
 # SPDX-License-Identifier: BSD-3-Clause
@@ -134,12 +134,14 @@ def smooth_calibration_error(
     The smooth (or weak) calibration error is the largest value of
     :math:`\mathbb{E}[(y - p)\, w(p)]` over functions
     :math:`w: [0, 1] \to [-1, 1]` that are 1-Lipschitz. It is within a factor
-    of 2 of the distance to calibration of Błasiok et al. (2023): half the
-    distance is at most the smooth error, which is at most twice the
-    distance. Test functions cannot jump, so a miscalibration that
+    of 2 of the (lower) distance to calibration of Błasiok et al. (2023):
+    half the distance is at most the smooth error, which is at most twice
+    the distance. Test functions cannot jump, so a miscalibration that
     alternates quickly between over- and under-prediction is discounted; the
     :func:`cutoff calibration error <cutoff_calibration_error>`, whose test
     functions are interval indicators, is at least two thirds of it.
+
+    Read more in the :ref:`User Guide <smooth_calibration_error>`.
 
     Parameters
     ----------
@@ -154,8 +156,8 @@ def smooth_calibration_error(
         ``"grid"``: the exact value after moving every prediction to the
         centre of its cell among ``n_grid`` equal-width cells, within
         ``1 / (2 * n_grid)`` times the mean absolute residual of the exact
-        value (see Notes). ``"auto"``: ``"exact"`` when there are at most
-        ``n_grid`` distinct predictions, ``"grid"`` otherwise.
+        value (see the User Guide). ``"auto"``: ``"exact"`` when there are
+        at most ``n_grid`` distinct predictions, ``"grid"`` otherwise.
     n_grid : int, default=100_000
         Number of cells of the grid approximation, and the largest number of
         distinct predictions that ``"auto"`` solves exactly.
@@ -184,60 +186,23 @@ def smooth_calibration_error(
         \mathrm{smCE} = \sup_{g} \frac{1}{W} \sum_i w_i r_i\, g(p_i),
         \quad g: [0, 1] \to [-1, 1], \ |g(s) - g(t)| \le |s - t|.
 
-    Only the values :math:`g_k = g(u_k)` at the distinct predictions
-    :math:`u_1 < \dots < u_m` matter, and any such values with
-    :math:`|g_k| \le 1` and :math:`|g_{k+1} - g_k| \le d_k = u_{k+1} - u_k`
-    extend to a 1-Lipschitz function. With :math:`S_k` the normalised sum
-    of residuals at :math:`u_k` and :math:`P_k = S_1 + \dots + S_k`, this is
-    the linear program :math:`\max \sum_k S_k g_k` under those constraints.
-
-    *Exact algorithm.* Its dual (multipliers :math:`a_k` for
-    :math:`|g_k| \le 1` and flows :math:`b_k` for the Lipschitz constraints,
-    with :math:`S_k = a_k + b_{k-1} - b_k`, :math:`b_0 = b_m = 0`) is
-
-    .. math::
-
-        \mathrm{smCE} = \min_{a} \sum_k |a_k| + \sum_{k < m} d_k
-        |A_k - P_k|, \quad A_k = a_1 + \dots + a_k, \ A_m = P_m:
-
-    mass :math:`S_k` is moved along the line at cost :math:`d_k` per unit
-    and discarded at cost 1 per unit. At an optimum every :math:`a_k` has
-    the sign of :math:`P_m`: lowering a positive :math:`a_i` and raising a
-    negative :math:`a_j` by :math:`\epsilon` saves :math:`2\epsilon` in the
-    first sum and costs at most :math:`\epsilon |u_j - u_i| \le \epsilon` in
-    the second. So, taking :math:`P_m \ge 0` (otherwise flip all signs),
-    :math:`\sum_k |a_k| = P_m` and
+    With :math:`u_1 < \dots < u_m` the distinct predictions,
+    :math:`d_k = u_{k+1} - u_k` and :math:`P_k` the normalised sum of the
+    residuals over :math:`p_i \le u_k`, taking :math:`P_m \ge 0` (otherwise
+    flip all signs), linear-programming duality gives
 
     .. math::
 
         \mathrm{smCE} = P_m + \min_{0 \le A_1 \le \dots \le A_{m-1} \le P_m}
         \sum_{k < m} d_k |P_k - A_k|,
 
-    a weighted L1 isotonic regression of the cumulative residuals. It is
-    solved exactly by the running-minimum recursion on convex piecewise
-    linear functions: adding the term of :math:`P_k` pushes :math:`P_k`
-    with weight :math:`2 d_k` onto a max-heap of breakpoints and removes
-    weight :math:`d_k` from its top, which costs :math:`O(\log m)`
-    amortised; hence :math:`O(n \log n)` in all with the sort. The tests
-    check it against a generic linear-programming solver.
-
-    *Grid.* Moving the residual of :math:`p_i` to a point :math:`q_i`
-    changes :math:`\sum_i w_i r_i g(p_i)` by at most
-    :math:`\sum_i w_i |r_i| |p_i - q_i|` for every 1-Lipschitz :math:`g`,
-    so the grid value is within
-    :math:`\frac{1}{2\,n_{\mathrm{grid}}} \frac{1}{W} \sum_i w_i |r_i| \le
-    \frac{1}{2\,n_{\mathrm{grid}}}` of the exact one (5e-6 by default).
-
-    *Bounds.* :math:`|\bar y - \bar p| \le \mathrm{smCE}`, with equality when
-    all residuals have the same sign or the prediction is constant;
-    :math:`\mathrm{smCE}` is at most the plug-in ECE that groups identical
-    predictions, and at most :math:`(1 + (\max_i p_i - \min_i p_i)/2)`
-    times the cutoff calibration error (summation by parts against the
-    cumulative residuals; Proposition 2.2 of Rossellini et al. gives the
-    factor 4). For the population version,
-    :math:`\mathrm{dCE}/2 \le \mathrm{smCE} \le 2\,\mathrm{dCE}` with dCE
-    the distance to calibration (Błasiok et al., 2023; the left inequality
-    is printed without the 1/2 in Błasiok and Nakkiran, 2024, Theorem 22).
+    a weighted L1 isotonic regression of the cumulative residuals, solved
+    exactly with a heap in :math:`O(m \log m)`. The population smCE is
+    within a factor 2 of the lower distance to calibration dCE [1]_:
+    :math:`\mathrm{dCE}/2 \le \mathrm{smCE} \le 2\,\mathrm{dCE}`. The User
+    Guide derives the dual and the algorithm, bounds the error of the grid,
+    and compares smCE with the cutoff calibration error [3]_ and the
+    SmoothECE [2]_.
 
     References
     ----------
@@ -245,7 +210,7 @@ def smooth_calibration_error(
        of Distance from Calibration", STOC 2023, arXiv:2211.16886.
     .. [2] J. Błasiok and P. Nakkiran, "Smooth ECE: Principled Reliability
        Diagrams via Kernel Smoothing", ICLR 2024, arXiv:2309.12236.
-    .. [3] L. Rossellini, J. A. Soloff, R. F. Barber, Z. Ren and R. Willett,
+    .. [3] R. Rossellini, J. A. Soloff, R. F. Barber, Z. Ren and R. Willett,
        "Can a calibration metric be both testable and actionable?",
        COLT 2025, arXiv:2502.19851.
 

@@ -35,8 +35,8 @@ from skcal._validation import DATA_CONSTRAINTS, check_calibration_inputs
 _SIGMA_MIN = 1e-4
 
 # Grid intervals per bandwidth: the grid spacing is at most sigma / 128, which
-# bounds the discretisation error by 0.242 / 128**2 < 1.5e-5 (see the Notes of
-# `smooth_ece`).
+# bounds the discretisation error by 0.242 / 128**2 < 1.5e-5 (derived in the
+# SmoothECE section of doc/user_guide/consistent.rst).
 _NODES_PER_SIGMA = 128
 
 # The coarsest grid used, whatever the bandwidth.
@@ -420,8 +420,8 @@ class SmoothEceReplicates:
     segments of rows that share a grid cell. The rows are ordered by atom,
     so that both are sums over fixed segments. Both are binned on a grid of 64 nodes per
     ``bandwidth`` (the full data's), coarser than the measure's own, and
-    find their own fixed points on it, a batch at a time (see the Notes of
-    :func:`smooth_reliability_curve`).
+    find their own fixed points on it, a batch at a time (see the SmoothECE
+    section of the User Guide, "Band and interval").
 
     Parameters
     ----------
@@ -603,6 +603,8 @@ def smooth_ece(
     consistent calibration measure, within constant factors of the distance
     to the nearest perfectly calibrated predictor.
 
+    Read more in the :ref:`User Guide <smooth_ece>`.
+
     Parameters
     ----------
     %(y_true)s
@@ -653,51 +655,24 @@ def smooth_ece(
     .. math::
 
         \mathrm{smECE}_\sigma = \int_0^1 \Big| \frac{1}{W} \sum_i w_i r_i
-        \tilde K_\sigma(t, p_i) \Big| \, dt, \qquad
+        \tilde K_\sigma(t, p_i) \Big| \, dt,
+
+    with the reflected Gaussian kernel
+
+    .. math::
+
         \tilde K_\sigma(t, x) = \sum_{k \in \mathbb{Z}}
-        \big[\varphi_\sigma(t - x - 2k) + \varphi_\sigma(t + x - 2k)\big],
+        \big[\varphi_\sigma(t - x - 2k) + \varphi_\sigma(t + x - 2k)\big]
 
-    with :math:`\varphi_\sigma` the normal density of standard deviation
-    :math:`\sigma`. :math:`\tilde K_\sigma(\cdot, x)` is the density of
-    :math:`x + \sigma Z` folded into [0, 1] by reflections at 0 and 1, so it
-    integrates to 1 for every :math:`x`, including :math:`x = 0` and
-    :math:`x = 1` (relplot gives a prediction of exactly 0 or 1 half its
-    weight). The error does not increase with :math:`\sigma`, so
-    :math:`\sigma \mapsto \mathrm{smECE}_\sigma - \sigma` has a single root
-    :math:`\sigma^*`, the SmoothECE, which satisfies
-    :math:`\tfrac12 \mathrm{dCE} \le \sigma^* \le 2 \sqrt{\mathrm{dCE}}` for
-    the distance to calibration dCE.
-
-    *Computation.* The residuals are binned onto a uniform grid of
-    :math:`M + 1` nodes by linear interpolation (O(n)); the kernel is the
-    heat kernel of [0, 1] with reflecting ends, diagonal in the cosine basis
-    (factor :math:`e^{-(\pi k \sigma)^2/2}` on :math:`\cos(\pi k t)`), so
-    smoothing is a DCT-I, a multiplication and an inverse DCT-I (O(M log M),
-    every reflection included, no truncation of the kernel). The integral of
-    the absolute value is exact for the piecewise-linear interpolant of the
-    grid values. The grid has :math:`M \ge 128 / \sigma` intervals (the next
-    FFT-friendly size, at least 256): about 128 000 for the default
-    ``eps=1e-3``. Each of the two approximations (binning, and the integral
-    on the grid) moves the result by at most
-    :math:`\frac{\|\varphi_1''\|_1}{8 M^2 \sigma^2} \frac{1}{W}\sum_i w_i |r_i|`
-    with :math:`\|\varphi_1''\|_1 = 4 \varphi_1(1) \approx 0.968`, so the
-    absolute error is below :math:`1.5 \cdot 10^{-5}`.
-
-    *Fixed point.* ``sigma="auto"`` bisects
-    :math:`g(\sigma) = \mathrm{smECE}_\sigma - \sigma` on ``[eps, 1]`` until
-    the bracket is at most ``eps`` wide (about 12 evaluations on one binning
-    of the data), then returns the root of the chord of :math:`g` across the
-    bracket, within ``eps`` of :math:`\sigma^*` (the paper returns the upper
-    end of the bracket; relplot returns :math:`\mathrm{smECE}` at that end).
-    The bandwidth is floored at ``eps``, so that perfectly calibrated data
-    terminate: when :math:`\mathrm{smECE}_{\mathrm{eps}} \le \mathrm{eps}`,
-    the fixed point lies in
-    :math:`[\mathrm{smECE}_{\mathrm{eps}}, \mathrm{eps}]` and
-    :math:`\mathrm{smECE}_{\mathrm{eps}}` is returned (0 for perfectly
-    calibrated data).
-
-    Integer weights are equivalent to repeated rows, and
-    :math:`\mathrm{smECE}(1 - p, 1 - y) = \mathrm{smECE}(p, y)`.
+    and :math:`\varphi_\sigma` the normal density of standard deviation
+    :math:`\sigma`: :math:`\tilde K_\sigma(\cdot, x)` is the density of
+    :math:`x + \sigma Z` folded into [0, 1] by reflections at 0 and 1. The
+    error does not increase with :math:`\sigma`, and the SmoothECE is the
+    single root :math:`\sigma^*` of :math:`\mathrm{smECE}_\sigma = \sigma`.
+    It is computed on a grid of at least :math:`128 / \sigma` intervals by
+    discrete cosine transforms, within :math:`1.5 \cdot 10^{-5}` of the
+    exact value; the User Guide derives the computation and its error
+    bound, and describes the search for :math:`\sigma^*`.
 
     References
     ----------
@@ -880,6 +855,8 @@ def smooth_reliability_curve(
     (or a given one). A calibrated model has :math:`\hat y(t) \approx t`
     where :math:`\hat\delta` is large.
 
+    Read more in the :ref:`User Guide <smooth_ece>`.
+
     Parameters
     ----------
     %(y_true)s
@@ -898,7 +875,8 @@ def smooth_reliability_curve(
     n_bootstrap : int, default=0
         Number of bootstrap resamples of the rows for the band of the curve
         and the interval of the SmoothECE, and of outcome sets drawn from
-        the predictions for the interval (see Notes); 0 computes neither.
+        the predictions for the interval (see the User Guide); 0 computes
+        neither.
         :class:`~skcal.plotting.SmoothReliabilityDisplay` asks for 1000,
         the default of every interval.
     confidence_level : float, default=0.95
@@ -970,73 +948,24 @@ def smooth_reliability_curve(
         {\sum_i w_i \tilde K_\sigma(t, p_i)},
 
     with the reflected Gaussian kernel :math:`\tilde K_\sigma` of
-    :func:`smooth_ece`, computed on the same grid. The curve regresses the
-    outcomes, not the residuals, so it stays in [0, 1]; its area-weighted
-    distance to the diagonal, :math:`\int |\hat y(t) - t| \hat\delta(t) dt`,
-    is within :math:`\sqrt{2/\pi}\,\sigma` of :math:`\mathrm{smECE}_\sigma`
-    [1]_. Unlike relplot, no constant is added to the density (which pulls
-    its curve towards 0 away from the data) and no bootstrap average
-    replaces the fit.
-
-    *Where the data are.* The effective number of predictions near
-    :math:`t` is
+    :func:`smooth_ece`, computed on the same grid. The curve's distance to
+    the diagonal, :math:`\int |\hat y(t) - t| \hat\delta(t) dt`, is within
+    :math:`\sqrt{2/\pi}\,\sigma` of :math:`\mathrm{smECE}_\sigma` [1]_.
+    The kernel-weighted mean prediction :math:`\bar p(t)` is
+    :math:`\hat y(t)` with :math:`p_i` in place of :math:`y_i`, and the
+    effective number of predictions near :math:`t` is
 
     .. math::
 
-        n_{\mathrm{eff}}(t) = N \, \frac{\hat\delta(t)}{\tilde K_\sigma(t, t)}
-        = \frac{N}{W} \sum_i w_i \frac{\tilde K_\sigma(t, p_i)}
-        {\tilde K_\sigma(t, t)},
+        n_{\mathrm{eff}}(t) = N \, \frac{\hat\delta(t)}{\tilde K_\sigma(t, t)},
 
     with :math:`N = (\sum_i w_i)^2 / \sum_i w_i^2` (Kish's effective
-    sample size; the number of rows without weights). Without weights it is
-    :math:`\sum_i e^{-(t - p_i)^2 / (2\sigma^2)}` away from 0 and 1: a row
-    at :math:`t` counts 1, a row one bandwidth away 0.61, a row three
-    bandwidths away 0.01; the reflection keeps a row at 0 or 1 counting 1
-    at its own position. Since no row has a kernel weight much above that
-    of a row at :math:`t`, :math:`n_{\mathrm{eff}}(t)` is about at most
-    Kish's effective number of rows of the kernel average
-    :math:`\hat y(t)`, whose standard error is therefore about at most
-    :math:`\sqrt{\hat y(t)(1 - \hat y(t)) / n_{\mathrm{eff}}(t)}`: below
-    0.16 where :math:`n_{\mathrm{eff}}(t) \ge 10`. The kernel-weighted
-    mean prediction
-
-    .. math::
-
-        \bar p(t) = \frac{\sum_i w_i p_i \tilde K_\sigma(t, p_i)}
-        {\sum_i w_i \tilde K_\sigma(t, p_i)}
-
-    says which predictions :math:`\hat y(t)` describes: where
-    :math:`|\bar p(t) - t|` exceeds about :math:`\sigma` (beyond the
-    edge of the data, or next to a much denser region), the curve at
-    :math:`t` reports the event rate of predictions centred elsewhere.
-
-    *Band.* Each of ``n_bootstrap`` replicates resamples the rows with
-    replacement and recomputes :math:`\hat y` at the full data's bandwidth on
-    the same grid; the band is their pointwise percentiles at
-    ``confidence_level``. It is an interval for the **kernel-smoothed
-    population curve at that bandwidth** (the ratio of the smoothed
-    population event rate to the smoothed density), not for the true
-    calibration function, from which the smoothing may differ where it
-    bends; where the predictions are too sparse for a ratio it is NaN like
-    the curve. In the simulations of ``benchmarks/bench_interval_coverage.py
-    --bands`` (binary and top-label, calibrated and miscalibrated, n = 300
-    and 3,000, 60 runs each), the 95% band contained that curve at 92% to
-    97% of the grid points where
-    :class:`~skcal.plotting.SmoothReliabilityDisplay` draws it.
-
-    *Interval.* The interval of the SmoothECE is that of
-    :func:`confidence_interval` for a calibration error: its upper end is
-    the percentile of the replicates' SmoothECE (each at its own fixed
-    point), its lower end the estimate minus the same percentile of the
-    SmoothECE of outcomes drawn from the predictions (as many draws); it
-    contains 0 exactly when the data are consistent with a calibrated
-    model. A replicate is drawn as multinomial counts of groups of rows
-    that share an outcome, a weight and a cell of a grid of width at most
-    :math:`\sigma/64` (the rows of a cell get the cell's mean position,
-    which moves the smoothed values by less than the binning error bound
-    of :func:`smooth_ece` at 64 nodes per bandwidth, :math:`0.242/64^2`
-    relative); a calibrated draw costs one pass over the rows. Replicates
-    are drawn in batches whose fixed points are searched together.
+    sample size; the number of rows without weights). The band is a
+    pointwise percentile band of bootstrap curves at the same bandwidth:
+    an interval for the kernel-smoothed population curve, not for the true
+    calibration function. The User Guide discusses how to read
+    :math:`n_{\mathrm{eff}}` and :math:`\bar p`, and how the band and the
+    interval are computed.
 
     References
     ----------
