@@ -71,6 +71,9 @@ sphinx_gallery_conf = {
     "remove_config_comments": True,
     "matplotlib_animations": False,
     "plot_gallery": os.environ.get("SKCAL_DOC_PLOT_GALLERY", "True"),
+    # The test of the build (tests/test_doc.py) runs every example, even
+    # when an earlier build left its outputs in doc/auto_examples.
+    "run_stale_examples": os.environ.get("SKCAL_DOC_RUN_ALL") == "1",
 }
 
 

@@ -1,7 +1,7 @@
 """
-==================================================
+===================================================
 Comparing recalibrators on a real network's outputs
-==================================================
+===================================================
 
 A WideResNet-16-4 trained on CIFAR-100 is right three times in four, but
 says so with more confidence than it has earned. Which recalibrator repairs

@@ -44,7 +44,7 @@ print(
 #
 # Each candidate is fitted on four fifths of the predictions and scored on
 # the rest. The scores mix skcal's calibration errors with scikit-learn's
-# proper scores: :func:`skcal.model_selection.get_scorer` knows both.
+# proper scores: :func:`skcal.metrics.get_scorer` knows both.
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import Pipeline
 
