@@ -7,11 +7,14 @@ that a new measure, recalibrator or Display is registered in one place.
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+from __future__ import annotations
+
 import inspect
 from importlib import import_module
+from typing import Literal
 
 from skcal._param_validation import StrOptions, validate_params
-from skcal.metrics._registry import KINDS
+from skcal.metrics._registry import KINDS, Measure
 
 __all__ = ["all_displays", "all_measures", "all_recalibrators"]
 
@@ -20,7 +23,9 @@ __all__ = ["all_displays", "all_measures", "all_recalibrators"]
     {"kind": [StrOptions(set(KINDS)), None]},
     prefer_skip_nested_validation=True,
 )
-def all_measures(kind=None):
+def all_measures(
+    kind: Literal["calibration_error", "proper_score"] | None = None,
+) -> list[Measure]:
     """The measures skcal knows by name, with their scorers.
 
     Parameters
@@ -71,7 +76,7 @@ def _public_classes(package, predicate):
     return sorted(found)
 
 
-def all_recalibrators():
+def all_recalibrators() -> list[tuple[str, type]]:
     """The recalibrators of :mod:`skcal.calibration`.
 
     A recalibrator maps a classifier's scores (or the scores given as ``X``)
@@ -102,7 +107,7 @@ def all_recalibrators():
     )
 
 
-def all_displays():
+def all_displays() -> list[tuple[str, type]]:
     """The Displays of :mod:`skcal.plotting`.
 
     Returns

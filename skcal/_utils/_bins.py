@@ -180,7 +180,7 @@ class BinSums(NamedTuple):
     weight : total weight (the count when unweighted).
     sum_p : weighted sum of predictions.
     sum_y : weighted sum of outcomes.
-    count : number of rows with positive weight, or None if not asked for.
+    n_rows : number of rows with positive weight, or None if not asked for.
     n_effective : Kish's effective size ``(sum w)**2 / sum w**2`` (the count
         when unweighted; 0 for an empty bin), or None if not asked for.
     """
@@ -188,7 +188,7 @@ class BinSums(NamedTuple):
     weight: np.ndarray
     sum_p: np.ndarray
     sum_y: np.ndarray
-    count: np.ndarray | None
+    n_rows: np.ndarray | None
     n_effective: np.ndarray | None
 
 

@@ -2,8 +2,11 @@
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+from __future__ import annotations
+
 import warnings
 from numbers import Integral
+from typing import Any
 
 import numpy as np
 from sklearn import get_config
@@ -19,6 +22,7 @@ from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted, column_or_1d, has_fit_parameter
 
 from skcal._param_validation import HasMethods, fit_context
+from skcal._typing import CVLike
 from skcal._utils._indexing import take_rows
 from skcal._validation import (
     check_partition,
@@ -249,8 +253,14 @@ class RecalibratedClassifierCV(
     }
 
     def __init__(
-        self, estimator, recalibrator=None, *, cv=5, ensemble=True, n_jobs=None
-    ):
+        self,
+        estimator: Any,
+        recalibrator: BaseRecalibrator | None = None,
+        *,
+        cv: CVLike = 5,
+        ensemble: bool = True,
+        n_jobs: int | None = None,
+    ) -> None:
         self.estimator = estimator
         self.recalibrator = recalibrator
         self.cv = cv

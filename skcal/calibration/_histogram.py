@@ -2,13 +2,16 @@
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+from __future__ import annotations
+
 from numbers import Integral
-from typing import NamedTuple
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 
 from skcal._docstrings import fill_doc
 from skcal._param_validation import Interval, StrOptions
+from skcal._typing import ArrayLike
 from skcal._utils._bins import Binning, bin_sums, make_binning
 from skcal._utils._scaling import normalized_weights, power_of_two_scale
 from skcal.calibration._base import BinaryMapRecalibrator
@@ -153,15 +156,15 @@ class HistogramBinningRecalibrator(BinaryMapRecalibrator):
 
     def __init__(
         self,
-        estimator=None,
+        estimator: Any = None,
         *,
-        n_bins=15,
-        strategy="uniform",
-        multiclass="ovr",
-        input="auto",
-        response_method="auto",
-        classes=None,
-    ):
+        n_bins: int | Literal["cube_root"] = 15,
+        strategy: Literal["quantile", "uniform"] = "uniform",
+        multiclass: Literal["ovr", "top_label"] = "ovr",
+        input: Literal["auto", "logit", "probability"] = "auto",
+        response_method: Literal["auto", "decision_function", "predict_proba"] = "auto",
+        classes: ArrayLike | None = None,
+    ) -> None:
         self.estimator = estimator
         self.n_bins = n_bins
         self.strategy = strategy

@@ -2,13 +2,16 @@
 
 # SPDX-License-Identifier: BSD-3-Clause
 
-from typing import NamedTuple
+from __future__ import annotations
+
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 from sklearn.isotonic import IsotonicRegression
 
 from skcal._docstrings import fill_doc
 from skcal._param_validation import StrOptions
+from skcal._typing import ArrayLike
 from skcal._utils._scaling import normalized_weights, power_of_two_scale
 from skcal.calibration._base import BinaryMapRecalibrator
 
@@ -116,14 +119,14 @@ class IsotonicRecalibrator(BinaryMapRecalibrator):
 
     def __init__(
         self,
-        estimator=None,
+        estimator: Any = None,
         *,
-        multiclass="ovr",
-        interpolation="linear",
-        input="auto",
-        response_method="auto",
-        classes=None,
-    ):
+        multiclass: Literal["ovr", "top_label"] = "ovr",
+        interpolation: Literal["linear", "step"] = "linear",
+        input: Literal["auto", "logit", "probability"] = "auto",
+        response_method: Literal["auto", "decision_function", "predict_proba"] = "auto",
+        classes: ArrayLike | None = None,
+    ) -> None:
         self.estimator = estimator
         self.multiclass = multiclass
         self.interpolation = interpolation

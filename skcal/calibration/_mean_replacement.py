@@ -2,9 +2,14 @@
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+from __future__ import annotations
+
+from typing import Any, Literal
+
 import numpy as np
 
 from skcal._docstrings import fill_doc
+from skcal._typing import ArrayLike
 from skcal._utils._scaling import normalized_weights
 from skcal.calibration._base import BaseRecalibrator, top_label
 
@@ -89,8 +94,13 @@ class MeanReplacementRecalibrator(BaseRecalibrator):
     """
 
     def __init__(
-        self, estimator=None, *, input="auto", response_method="auto", classes=None
-    ):
+        self,
+        estimator: Any = None,
+        *,
+        input: Literal["auto", "logit", "probability"] = "auto",
+        response_method: Literal["auto", "decision_function", "predict_proba"] = "auto",
+        classes: ArrayLike | None = None,
+    ) -> None:
         self.estimator = estimator
         self.input = input
         self.response_method = response_method

@@ -5,14 +5,17 @@ Rossellini et al. (2025, Appendix D.2).
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+from __future__ import annotations
+
 from numbers import Integral, Real
-from typing import NamedTuple
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 from sklearn.utils import check_random_state
 
 from skcal._docstrings import fill_doc
 from skcal._param_validation import Interval, StrOptions
+from skcal._typing import ArrayLike, RandomStateLike
 from skcal._utils._bootstrap import N_BOOTSTRAP
 from skcal._utils._cumulative import (
     bootstrap_margin,
@@ -169,17 +172,17 @@ class ModifiedPlattRecalibrator(PlattRecalibrator):
 
     def __init__(
         self,
-        estimator=None,
+        estimator: Any = None,
         *,
-        tolerance="paper",
-        alpha=0.05,
-        n_bootstrap=N_BOOTSTRAP,
-        random_state=None,
-        multiclass="ovr",
-        input="auto",
-        response_method="auto",
-        classes=None,
-    ):
+        tolerance: Literal["bootstrap", "paper"] | float = "paper",
+        alpha: float = 0.05,
+        n_bootstrap: int = N_BOOTSTRAP,
+        random_state: RandomStateLike = None,
+        multiclass: Literal["ovr", "top_label"] = "ovr",
+        input: Literal["auto", "logit", "probability"] = "auto",
+        response_method: Literal["auto", "decision_function", "predict_proba"] = "auto",
+        classes: ArrayLike | None = None,
+    ) -> None:
         self.estimator = estimator
         self.tolerance = tolerance
         self.alpha = alpha

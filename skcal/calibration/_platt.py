@@ -2,12 +2,15 @@
 
 # SPDX-License-Identifier: BSD-3-Clause
 
-from typing import NamedTuple
+from __future__ import annotations
+
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 from scipy.special import expit
 
 from skcal._docstrings import fill_doc
+from skcal._typing import ArrayLike
 from skcal._utils._scaling import normalized_weights, power_of_two_scale
 from skcal.calibration._base import BinaryMapRecalibrator
 
@@ -243,13 +246,13 @@ class PlattRecalibrator(BinaryMapRecalibrator):
 
     def __init__(
         self,
-        estimator=None,
+        estimator: Any = None,
         *,
-        multiclass="ovr",
-        input="auto",
-        response_method="auto",
-        classes=None,
-    ):
+        multiclass: Literal["ovr", "top_label"] = "ovr",
+        input: Literal["auto", "logit", "probability"] = "auto",
+        response_method: Literal["auto", "decision_function", "predict_proba"] = "auto",
+        classes: ArrayLike | None = None,
+    ) -> None:
         self.estimator = estimator
         self.multiclass = multiclass
         self.input = input

@@ -2,7 +2,10 @@
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+from __future__ import annotations
+
 import math
+from typing import Any, Literal
 
 import numpy as np
 from scipy.optimize import minimize_scalar
@@ -10,6 +13,7 @@ from scipy.special import expit, softmax
 
 from skcal._docstrings import fill_doc
 from skcal._param_validation import StrOptions
+from skcal._typing import ArrayLike
 from skcal._utils._scaling import normalized_weights, power_of_two_scale
 from skcal.calibration._base import BaseRecalibrator, score_log_probabilities
 
@@ -191,13 +195,13 @@ class TemperatureRecalibrator(BaseRecalibrator):
 
     def __init__(
         self,
-        estimator=None,
+        estimator: Any = None,
         *,
-        loss="log",
-        input="auto",
-        response_method="auto",
-        classes=None,
-    ):
+        loss: Literal["brier", "log"] = "log",
+        input: Literal["auto", "logit", "probability"] = "auto",
+        response_method: Literal["auto", "decision_function", "predict_proba"] = "auto",
+        classes: ArrayLike | None = None,
+    ) -> None:
         self.estimator = estimator
         self.loss = loss
         self.input = input

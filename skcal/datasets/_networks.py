@@ -2,6 +2,10 @@
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+from __future__ import annotations
+
+from sklearn.utils import Bunch
+
 from skcal._docstrings import fill_doc
 from skcal._param_validation import validate_params
 from skcal.datasets._loaders import load_probabilities, load_top_label
@@ -11,7 +15,7 @@ _AS_FRAME = {"as_frame": ["boolean"]}
 
 @validate_params(_AS_FRAME, prefer_skip_nested_validation=True)
 @fill_doc
-def load_cifar10_vgg16(*, as_frame=False):
+def load_cifar10_vgg16(*, as_frame: bool = False) -> Bunch:
     """Load the softmax outputs of a VGG-16 on the CIFAR-10 test set.
 
     10 classes, 10000 test images; top-1 accuracy 0.9359. The outputs are
@@ -43,7 +47,7 @@ def load_cifar10_vgg16(*, as_frame=False):
 
 @validate_params(_AS_FRAME, prefer_skip_nested_validation=True)
 @fill_doc
-def load_cifar10_wideresnet(*, as_frame=False):
+def load_cifar10_wideresnet(*, as_frame: bool = False) -> Bunch:
     """Load the softmax outputs of a WideResNet-16-4 on the CIFAR-10 test set.
 
     10 classes, 10000 test images; top-1 accuracy 0.9109. The outputs are
@@ -75,7 +79,7 @@ def load_cifar10_wideresnet(*, as_frame=False):
 
 @validate_params(_AS_FRAME, prefer_skip_nested_validation=True)
 @fill_doc
-def load_cifar10_lenet(*, as_frame=False):
+def load_cifar10_lenet(*, as_frame: bool = False) -> Bunch:
     """Load the softmax outputs of a LeNet-5 on the CIFAR-10 test set.
 
     A badly over-confident network: 10 classes, 10000 test images; top-1
@@ -108,7 +112,7 @@ def load_cifar10_lenet(*, as_frame=False):
 
 @validate_params(_AS_FRAME, prefer_skip_nested_validation=True)
 @fill_doc
-def load_cifar100_wideresnet(*, as_frame=False):
+def load_cifar100_wideresnet(*, as_frame: bool = False) -> Bunch:
     """Load the softmax outputs of a WideResNet-16-4 on the CIFAR-100 test set.
 
     100 classes, 10000 test images; top-1 accuracy 0.7543. The outputs are
@@ -140,7 +144,7 @@ def load_cifar100_wideresnet(*, as_frame=False):
 
 @validate_params(_AS_FRAME, prefer_skip_nested_validation=True)
 @fill_doc
-def load_cifar10_resnet110_top_label(*, as_frame=False):
+def load_cifar10_resnet110_top_label(*, as_frame: bool = False) -> Bunch:
     """Load the top-label confidences of a ResNet-110 on the CIFAR-10 test set.
 
     10000 samples; top-1 accuracy 0.9356. Only the predicted class and its
@@ -173,7 +177,7 @@ def load_cifar10_resnet110_top_label(*, as_frame=False):
 
 @validate_params(_AS_FRAME, prefer_skip_nested_validation=True)
 @fill_doc
-def load_imagenet_resnet34_top_label(*, as_frame=False):
+def load_imagenet_resnet34_top_label(*, as_frame: bool = False) -> Bunch:
     """Load the top-label confidences of a ResNet-34 on the ImageNet validation set.
 
     50000 samples; top-1 accuracy 0.7511. Only the predicted class and its

@@ -3,7 +3,10 @@ reliability table they are computed from."""
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+from __future__ import annotations
+
 from numbers import Integral, Real
+from typing import Literal
 
 import numpy as np
 from scipy.special import ndtri
@@ -17,6 +20,7 @@ from skcal._reduction import (
     reduce_measure,
     resolve_reduction,
 )
+from skcal._typing import ArrayLike, Label, RandomStateLike
 from skcal._utils._bins import STRATEGIES, bin_sums, make_binning
 from skcal._utils._bootstrap import N_BOOTSTRAP, Atoms, SortedView, percentile_band
 from skcal._validation import DATA_CONSTRAINTS, check_calibration_inputs
@@ -62,7 +66,7 @@ def _error_of_sums(sums, norm, debias):
     # ybar (1 - ybar) / (n_eff - 1) from the squared gap (the L2 error);
     # bins with fewer than two rows give 0.
     squared = gap**2
-    count = sums.count[nonempty]
+    count = sums.n_rows[nonempty]
     n_eff = sums.n_effective[nonempty]
     # A bin whose weight sits on one row (n_eff = 1 to rounding) is a
     # single observation, whatever the count of negligible weights.
@@ -190,19 +194,19 @@ def binned_error_core(*, n_bins, strategy, norm, debias):
 )
 @fill_doc
 def binned_calibration_error(
-    y_true,
-    y_prob,
+    y_true: ArrayLike,
+    y_prob: ArrayLike,
     *,
-    sample_weight=None,
-    pos_label=None,
-    labels=None,
-    n_bins=15,
-    strategy="uniform",
-    norm="l1",
-    debias=False,
-    reduction="auto",
-    return_per_class=False,
-):
+    sample_weight: ArrayLike | None = None,
+    pos_label: Label | None = None,
+    labels: ArrayLike | None = None,
+    n_bins: int | Literal["cube_root"] = 15,
+    strategy: Literal["quantile", "uniform"] = "uniform",
+    norm: Literal["l1", "l2", "max"] = "l1",
+    debias: bool = False,
+    reduction: Literal["auto", "classwise", "positive", "top_label"] = "auto",
+    return_per_class: bool = False,
+) -> float | np.ndarray:
     r"""Binned calibration error: ECE (L1), L2 calibration error or MCE (max).
 
     The predictions are grouped into bins and, in each bin, the mean
@@ -316,17 +320,17 @@ def binned_calibration_error(
 )
 @fill_doc
 def expected_calibration_error(
-    y_true,
-    y_prob,
+    y_true: ArrayLike,
+    y_prob: ArrayLike,
     *,
-    sample_weight=None,
-    pos_label=None,
-    labels=None,
-    n_bins=15,
-    strategy="uniform",
-    reduction="auto",
-    return_per_class=False,
-):
+    sample_weight: ArrayLike | None = None,
+    pos_label: Label | None = None,
+    labels: ArrayLike | None = None,
+    n_bins: int | Literal["cube_root"] = 15,
+    strategy: Literal["quantile", "uniform"] = "uniform",
+    reduction: Literal["auto", "classwise", "positive", "top_label"] = "auto",
+    return_per_class: bool = False,
+) -> float | np.ndarray:
     r"""Expected calibration error (ECE): the weighted mean per-bin gap.
 
     This is :func:`binned_calibration_error` with ``norm="l1"``: the
@@ -456,20 +460,20 @@ def _bootstrap_rates(binning, y, p, sample_weight, n_bootstrap, rng):
 )
 @fill_doc
 def reliability_table(
-    y_true,
-    y_prob,
+    y_true: ArrayLike,
+    y_prob: ArrayLike,
     *,
-    sample_weight=None,
-    pos_label=None,
-    labels=None,
-    n_bins=15,
-    strategy="uniform",
-    interval="wilson",
-    confidence_level=0.95,
-    n_bootstrap=N_BOOTSTRAP,
-    random_state=None,
-    reduction="auto",
-):
+    sample_weight: ArrayLike | None = None,
+    pos_label: Label | None = None,
+    labels: ArrayLike | None = None,
+    n_bins: int | Literal["cube_root"] = 15,
+    strategy: Literal["quantile", "uniform"] = "uniform",
+    interval: Literal["bootstrap", "wilson"] | None = "wilson",
+    confidence_level: float = 0.95,
+    n_bootstrap: int = N_BOOTSTRAP,
+    random_state: RandomStateLike = None,
+    reduction: Literal["auto", "positive", "top_label"] = "auto",
+) -> Bunch:
     r"""Per-bin numbers of a reliability diagram, empty bins included.
 
     Unlike :func:`sklearn.calibration.calibration_curve`, which drops empty
@@ -580,7 +584,7 @@ def reliability_table(
         bin_lower=binning.edges[:-1].copy(),
         bin_upper=binning.edges[1:].copy(),
         weight=weight,
-        count=sums.count.astype(np.int64),
+        count=sums.n_rows.astype(np.int64),
         mean_predicted=mean_p,
         event_rate=mean_y,
         gap=mean_p - mean_y,

@@ -10,7 +10,10 @@ also the input of the smooth calibration error
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+from __future__ import annotations
+
 from numbers import Integral, Real
+from typing import Literal
 
 import numpy as np
 from sklearn.utils import Bunch, check_random_state
@@ -23,6 +26,7 @@ from skcal._reduction import (
     reduce_measure,
     resolve_reduction,
 )
+from skcal._typing import ArrayLike, Label, RandomStateLike
 from skcal._utils._bootstrap import N_BOOTSTRAP, NullLabels
 from skcal._utils._cumulative import (
     bootstrap_margin,
@@ -43,15 +47,15 @@ from skcal._validation import DATA_CONSTRAINTS, check_calibration_inputs
 )
 @fill_doc
 def cutoff_calibration_error(
-    y_true,
-    y_prob,
+    y_true: ArrayLike,
+    y_prob: ArrayLike,
     *,
-    sample_weight=None,
-    pos_label=None,
-    labels=None,
-    reduction="auto",
-    return_per_class=False,
-):
+    sample_weight: ArrayLike | None = None,
+    pos_label: Label | None = None,
+    labels: ArrayLike | None = None,
+    reduction: Literal["auto", "classwise", "positive", "top_label"] = "auto",
+    return_per_class: bool = False,
+) -> float | np.ndarray:
     r"""Cutoff calibration error: the largest mean residual over an interval.
 
     Over every interval of predicted probabilities, the residuals
@@ -193,19 +197,19 @@ def _null_statistics(data, reduction, ties, n_bootstrap, rng):
 )
 @fill_doc
 def cutoff_calibration_test(
-    y_true,
-    y_prob,
+    y_true: ArrayLike,
+    y_prob: ArrayLike,
     *,
-    sample_weight=None,
-    pos_label=None,
-    labels=None,
-    tolerance,
-    alpha=0.05,
-    method="bound",
-    n_bootstrap=N_BOOTSTRAP,
-    random_state=None,
-    reduction="auto",
-):
+    sample_weight: ArrayLike | None = None,
+    pos_label: Label | None = None,
+    labels: ArrayLike | None = None,
+    tolerance: float,
+    alpha: float = 0.05,
+    method: Literal["bootstrap", "bound"] = "bound",
+    n_bootstrap: int = N_BOOTSTRAP,
+    random_state: RandomStateLike = None,
+    reduction: Literal["auto", "classwise", "positive", "top_label"] = "auto",
+) -> Bunch:
     r"""Test that certifies a cutoff calibration error below a tolerance.
 
     The null hypothesis is that the model is miscalibrated by more than the

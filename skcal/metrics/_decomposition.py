@@ -3,8 +3,10 @@ uncertainty (Murphy, Broecker, CORP)."""
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+from __future__ import annotations
+
 import warnings
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 import numpy as np
 from sklearn.isotonic import isotonic_regression
@@ -13,6 +15,7 @@ from sklearn.utils import Bunch
 from skcal._docstrings import fill_doc
 from skcal._param_validation import StrOptions, validate_params
 from skcal._reduction import binary_views, resolve_reduction
+from skcal._typing import ArrayLike, Label
 from skcal._utils._scaling import drop_zero_weight
 from skcal._utils._ties import Ties, sorted_outcome_keys, split_keys
 from skcal._validation import DATA_CONSTRAINTS, check_calibration_inputs
@@ -156,17 +159,17 @@ def _vector_terms(view, loss):
 )
 @fill_doc
 def calibration_decomposition(
-    y_true,
-    y_prob,
+    y_true: ArrayLike,
+    y_prob: ArrayLike,
     *,
-    sample_weight=None,
-    pos_label=None,
-    labels=None,
-    loss="brier",
-    method="auto",
-    reduction="auto",
-    return_per_class=False,
-):
+    sample_weight: ArrayLike | None = None,
+    pos_label: Label | None = None,
+    labels: ArrayLike | None = None,
+    loss: Literal["brier", "log"] = "brier",
+    method: Literal["auto", "exact", "isotonic"] = "auto",
+    reduction: Literal["auto", "classwise", "full", "positive", "top_label"] = "auto",
+    return_per_class: bool = False,
+) -> Bunch:
     r"""Split a proper score into miscalibration, discrimination and uncertainty.
 
     The mean Brier score or log loss of the predictions is written as

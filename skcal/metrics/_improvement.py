@@ -3,9 +3,12 @@ error (Gruber & Buettner)."""
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+from __future__ import annotations
+
 import math
 import re
 from numbers import Real
+from typing import Literal
 
 import numpy as np
 from scipy import stats
@@ -13,6 +16,7 @@ from sklearn.utils import Bunch
 
 from skcal._docstrings import fill_doc
 from skcal._param_validation import Interval, StrOptions, validate_params
+from skcal._typing import ArrayLike, Label
 from skcal._utils._scaling import drop_zero_weight
 from skcal._validation import check_calibration_inputs
 from skcal.metrics._proper import LOSSES, full_scores
@@ -80,16 +84,16 @@ def _paired_mean(differences, sample_weight, confidence_level):
 )
 @fill_doc
 def recalibration_improvement(
-    y_true,
-    y_prob_before,
-    y_prob_after,
+    y_true: ArrayLike,
+    y_prob_before: ArrayLike,
+    y_prob_after: ArrayLike,
     *,
-    sample_weight=None,
-    pos_label=None,
-    labels=None,
-    loss="brier",
-    confidence_level=0.95,
-):
+    sample_weight: ArrayLike | None = None,
+    pos_label: Label | None = None,
+    labels: ArrayLike | None = None,
+    loss: Literal["brier", "log"] = "brier",
+    confidence_level: float = 0.95,
+) -> Bunch:
     r"""Improvement of a proper score by a recalibration, with its uncertainty.
 
     The mean score of the predictions before recalibration minus that after,

@@ -9,8 +9,12 @@ again, and the rules of :mod:`skcal._utils._bootstrap` make the intervals.
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+from __future__ import annotations
+
 import math
+from collections.abc import Callable
 from numbers import Integral, Real
+from typing import Any, Literal
 
 import numpy as np
 from sklearn.utils import Bunch, check_random_state
@@ -18,6 +22,7 @@ from sklearn.utils import Bunch, check_random_state
 from skcal._docstrings import fill_doc
 from skcal._param_validation import Interval, StrOptions, validate_params
 from skcal._reduction import resolve_reduction
+from skcal._typing import ArrayLike, Label, RandomStateLike
 from skcal._utils._bootstrap import (
     N_BOOTSTRAP,
     NullLabels,
@@ -277,20 +282,21 @@ def problem_of(data):
 )
 @fill_doc
 def confidence_interval(
-    y_true,
-    y_prob,
+    y_true: ArrayLike,
+    y_prob: ArrayLike,
     *,
-    metric="expected_calibration_error",
-    metric_params=None,
-    sample_weight=None,
-    pos_label=None,
-    labels=None,
-    n_bootstrap=N_BOOTSTRAP,
-    confidence_level=0.95,
-    random_state=None,
-    n_jobs=None,
-    verbose="auto",
-):
+    # A name of skcal.discovery.all_measures(), checked at run time.
+    metric: str | Callable[..., Any] = "expected_calibration_error",
+    metric_params: dict | None = None,
+    sample_weight: ArrayLike | None = None,
+    pos_label: Label | None = None,
+    labels: ArrayLike | None = None,
+    n_bootstrap: int = N_BOOTSTRAP,
+    confidence_level: float = 0.95,
+    random_state: RandomStateLike = None,
+    n_jobs: int | None = None,
+    verbose: Literal["auto"] | bool = "auto",
+) -> Bunch:
     r"""A measure of calibration with a confidence interval for its population value.
 
     The interval is meant to contain the value the measure would have on the

@@ -4,7 +4,10 @@ predictions and on a grid (the calibration-sharpness diagram's numbers)."""
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+from __future__ import annotations
+
 from numbers import Integral, Real
+from typing import Literal
 
 import numpy as np
 from sklearn.utils import Bunch
@@ -17,6 +20,7 @@ from skcal._reduction import (
     reduce_measure,
     resolve_reduction,
 )
+from skcal._typing import ArrayLike, Label
 from skcal._utils._kernel_sums import KERNEL_MASS, KERNELS, kernel_sums
 from skcal._utils._ties import Ties
 from skcal._validation import DATA_CONSTRAINTS, check_calibration_inputs
@@ -166,19 +170,19 @@ def kernel_error_core(*, loss, kernel, bandwidth):
 )
 @fill_doc
 def kernel_calibration_error(
-    y_true,
-    y_prob,
+    y_true: ArrayLike,
+    y_prob: ArrayLike,
     *,
-    sample_weight=None,
-    pos_label=None,
-    labels=None,
-    loss="brier",
-    kernel="gaussian",
-    bandwidth=0.05,
-    reduction="auto",
-    return_per_class=False,
-    return_sharpness=False,
-):
+    sample_weight: ArrayLike | None = None,
+    pos_label: Label | None = None,
+    labels: ArrayLike | None = None,
+    loss: Literal["brier", "log"] = "brier",
+    kernel: Literal["epanechnikov", "gaussian"] = "gaussian",
+    bandwidth: float = 0.05,
+    reduction: Literal["auto", "classwise", "positive", "top_label"] = "auto",
+    return_per_class: bool = False,
+    return_sharpness: bool = False,
+) -> float | np.ndarray | Bunch:
     r"""Kernel-smoothed calibration error induced by a proper score.
 
     The probability of the event given the prediction is estimated by
@@ -380,18 +384,18 @@ def kernel_calibration_error(
 )
 @fill_doc
 def calibration_sharpness_curve(
-    y_true,
-    y_prob,
+    y_true: ArrayLike,
+    y_prob: ArrayLike,
     *,
-    sample_weight=None,
-    pos_label=None,
-    labels=None,
-    loss="brier",
-    kernel="gaussian",
-    bandwidth=0.05,
-    n_points=201,
-    reduction="auto",
-):
+    sample_weight: ArrayLike | None = None,
+    pos_label: Label | None = None,
+    labels: ArrayLike | None = None,
+    loss: Literal["brier", "log"] = "brier",
+    kernel: Literal["epanechnikov", "gaussian"] = "gaussian",
+    bandwidth: float = 0.05,
+    n_points: int = 201,
+    reduction: Literal["auto", "positive", "top_label"] = "auto",
+) -> Bunch:
     r"""Kernel calibration curve, density and sharpness gap on a grid.
 
     The numbers of the calibration-sharpness diagram of Chidambaram and Ge:

@@ -9,8 +9,11 @@ authors' Monte-Carlo estimator.
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+from __future__ import annotations
+
 import math
 from numbers import Integral, Real
+from typing import Literal
 
 import numpy as np
 from scipy.special import expit, logit
@@ -19,6 +22,7 @@ from sklearn.utils import check_random_state
 from skcal._docstrings import fill_doc
 from skcal._param_validation import Interval, StrOptions, validate_params
 from skcal._reduction import REDUCTION_CONSTRAINTS, reduce_measure
+from skcal._typing import ArrayLike, Label, RandomStateLike
 from skcal._utils._kernel_sums import GaussianSums
 from skcal._utils._scaling import drop_zero_weight
 from skcal._validation import DATA_CONSTRAINTS, check_calibration_inputs
@@ -461,20 +465,20 @@ def logit_smoothed_core(*, sigma, noise, method, n_samples, random_state):
 )
 @fill_doc
 def logit_smoothed_ece(
-    y_true,
-    y_prob,
+    y_true: ArrayLike,
+    y_prob: ArrayLike,
     *,
-    sample_weight=None,
-    pos_label=None,
-    labels=None,
-    sigma=0.1,
-    noise="gaussian",
-    method="quadrature",
-    n_samples=10_000,
-    random_state=None,
-    reduction="auto",
-    return_per_class=False,
-):
+    sample_weight: ArrayLike | None = None,
+    pos_label: Label | None = None,
+    labels: ArrayLike | None = None,
+    sigma: float = 0.1,
+    noise: Literal["gaussian", "uniform"] = "gaussian",
+    method: Literal["monte_carlo", "quadrature"] = "quadrature",
+    n_samples: int = 10_000,
+    random_state: RandomStateLike = None,
+    reduction: Literal["auto", "classwise", "positive", "top_label"] = "auto",
+    return_per_class: bool = False,
+) -> float | np.ndarray:
     r"""Logit-smoothed expected calibration error (LS-ECE).
 
     The expected calibration error of the predictor after independent noise

@@ -13,7 +13,11 @@ better sign and metadata routing (``set_score_request``) as scikit-learn's.
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+from __future__ import annotations
+
 import copy
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import numpy as np
 from sklearn import get_config
@@ -176,7 +180,9 @@ def _is_skcal(function):
     {"score_func": [callable], "greater_is_better": ["boolean"], "kwargs": [dict]},
     prefer_skip_nested_validation=True,
 )
-def make_calibration_scorer(score_func, *, greater_is_better=False, **kwargs):
+def make_calibration_scorer(
+    score_func: Callable[..., Any], *, greater_is_better: bool = False, **kwargs: Any
+) -> Callable[..., float]:
     """Make a scorer from a calibration measure and fixed options.
 
     The scorer calls ``predict_proba`` and passes the estimator's classes to
@@ -242,7 +248,7 @@ _SCORERS = {
 }
 
 
-def get_scorer(scoring):
+def get_scorer(scoring: str | Callable[..., Any] | None) -> Callable[..., float]:
     """Get a scorer by name: skcal's ``neg_<measure>`` names, then scikit-learn's.
 
     Read more in the :ref:`User Guide <grid_search>`.
@@ -279,7 +285,7 @@ def get_scorer(scoring):
     return _sklearn_get_scorer(scoring)
 
 
-def get_scorers(names):
+def get_scorers(names: str | Iterable[str]) -> dict[str, Callable[..., float]]:
     """Get scorers by name for ``scoring=``, skcal's and scikit-learn's mixed.
 
     scikit-learn resolves a string or a list of strings given as
@@ -335,7 +341,7 @@ def get_scorers(names):
     return scoring
 
 
-def get_scorer_names():
+def get_scorer_names() -> list[str]:
     """The names accepted by :func:`get_scorer`: skcal's and scikit-learn's.
 
     Read more in the :ref:`User Guide <grid_search>`.

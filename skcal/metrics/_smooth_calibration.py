@@ -9,16 +9,20 @@ doc/user_guide/consistent.rst).
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+from __future__ import annotations
+
 import functools
 import heapq
 import math
 from numbers import Integral
+from typing import Literal
 
 import numpy as np
 
 from skcal._docstrings import fill_doc
 from skcal._param_validation import Interval, StrOptions, validate_params
 from skcal._reduction import REDUCTION_CONSTRAINTS, reduce_measure
+from skcal._typing import ArrayLike, Label
 from skcal._utils._bins import make_binning
 from skcal._utils._cumulative import residual_prefix_sums
 from skcal._utils._ties import Ties
@@ -118,17 +122,17 @@ def smooth_error_core(*, method, n_grid):
 )
 @fill_doc
 def smooth_calibration_error(
-    y_true,
-    y_prob,
+    y_true: ArrayLike,
+    y_prob: ArrayLike,
     *,
-    sample_weight=None,
-    pos_label=None,
-    labels=None,
-    method="auto",
-    n_grid=100_000,
-    reduction="auto",
-    return_per_class=False,
-):
+    sample_weight: ArrayLike | None = None,
+    pos_label: Label | None = None,
+    labels: ArrayLike | None = None,
+    method: Literal["auto", "exact", "grid"] = "auto",
+    n_grid: int = 100_000,
+    reduction: Literal["auto", "classwise", "positive", "top_label"] = "auto",
+    return_per_class: bool = False,
+) -> float | np.ndarray:
     r"""Smooth calibration error: the supremum over 1-Lipschitz test functions.
 
     The smooth (or weak) calibration error is the largest value of

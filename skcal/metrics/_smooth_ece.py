@@ -3,8 +3,11 @@ at the bandwidth that equals the error, and the smooth reliability curve."""
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+from __future__ import annotations
+
 import math
 from numbers import Integral, Real
+from typing import Literal
 
 import numpy as np
 from scipy import fft, sparse
@@ -18,6 +21,7 @@ from skcal._reduction import (
     reduce_measure,
     resolve_reduction,
 )
+from skcal._typing import ArrayLike, Label, RandomStateLike
 from skcal._utils._bootstrap import (
     Atoms,
     SortedView,
@@ -579,18 +583,18 @@ def smooth_ece_core(*, sigma, eps, bandwidths=None):
 )
 @fill_doc
 def smooth_ece(
-    y_true,
-    y_prob,
+    y_true: ArrayLike,
+    y_prob: ArrayLike,
     *,
-    sample_weight=None,
-    pos_label=None,
-    labels=None,
-    sigma="auto",
-    eps=1e-3,
-    reduction="auto",
-    return_per_class=False,
-    return_sigma=False,
-):
+    sample_weight: ArrayLike | None = None,
+    pos_label: Label | None = None,
+    labels: ArrayLike | None = None,
+    sigma: Literal["auto"] | float = "auto",
+    eps: float = 1e-3,
+    reduction: Literal["auto", "classwise", "positive", "top_label"] = "auto",
+    return_per_class: bool = False,
+    return_sigma: bool = False,
+) -> float | np.ndarray | tuple[float | np.ndarray, float | np.ndarray]:
     r"""SmoothECE: the calibration error after reflected-Gaussian smoothing.
 
     The residuals ``y_prob - y_true`` are smoothed along the prediction axis
@@ -697,13 +701,13 @@ def smooth_ece(
     0.0
     """
     data = check_calibration_inputs(y_true, y_prob, sample_weight, pos_label, labels)
-    bandwidths = []
+    bandwidths: list[float] = []
     measure = smooth_ece_core(sigma=sigma, eps=eps, bandwidths=bandwidths)
     value = reduce_measure(data, reduction, measure, return_per_class=return_per_class)
     if not return_sigma:
         return value
-    bandwidths = np.array(bandwidths, dtype=np.float64)
-    return value, (bandwidths if return_per_class else float(bandwidths.mean()))
+    sigmas = np.array(bandwidths, dtype=np.float64)
+    return value, (sigmas if return_per_class else float(sigmas.mean()))
 
 
 class CurveBootstrap:
@@ -829,22 +833,22 @@ def curve_and_bootstrap(
 )
 @fill_doc
 def smooth_reliability_curve(
-    y_true,
-    y_prob,
+    y_true: ArrayLike,
+    y_prob: ArrayLike,
     *,
-    sample_weight=None,
-    pos_label=None,
-    labels=None,
-    sigma="auto",
-    eps=1e-3,
-    n_points=201,
-    n_bootstrap=0,
-    confidence_level=0.95,
-    random_state=None,
-    n_jobs=None,
-    reduction="auto",
-    verbose="auto",
-):
+    sample_weight: ArrayLike | None = None,
+    pos_label: Label | None = None,
+    labels: ArrayLike | None = None,
+    sigma: Literal["auto"] | float = "auto",
+    eps: float = 1e-3,
+    n_points: int = 201,
+    n_bootstrap: int = 0,
+    confidence_level: float = 0.95,
+    random_state: RandomStateLike = None,
+    n_jobs: int | None = None,
+    reduction: Literal["auto", "positive", "top_label"] = "auto",
+    verbose: Literal["auto"] | bool = "auto",
+) -> Bunch:
     r"""Smooth reliability curve: kernel regression of the outcomes.
 
     The numbers behind a smooth reliability diagram (Blasiok and Nakkiran,

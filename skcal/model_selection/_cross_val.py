@@ -10,7 +10,10 @@ computed once on the pool, and a bootstrap of the pool gives its interval.
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+from __future__ import annotations
+
 from numbers import Integral, Real
+from typing import Any, Literal
 
 import numpy as np
 from sklearn import get_config
@@ -21,6 +24,7 @@ from sklearn.utils.validation import has_fit_parameter
 
 from skcal._docstrings import fill_doc
 from skcal._param_validation import HasMethods, Interval, validate_params
+from skcal._typing import ArrayLike, CVLike, RandomStateLike
 from skcal._utils._bootstrap import N_BOOTSTRAP
 from skcal._utils._progress import VERBOSE_CONSTRAINT
 from skcal._utils._scaling import normalized_weights
@@ -144,7 +148,7 @@ class CrossValCalibration:
         ``classes``: the input of reliability diagrams.
     classes : ndarray of shape (n_classes,)
         The classes.
-    sample_weight : ndarray of shape (n_samples,) or None
+    sample_weight : array-like of shape (n_samples,) or None
         The sample weights.
     test_indices : list of ndarray
         The rows of each test fold.
@@ -174,20 +178,20 @@ class CrossValCalibration:
     def __init__(
         self,
         *,
-        metrics,
-        value,
-        ci_low,
-        ci_high,
-        per_fold,
-        y_true,
-        y_prob,
-        classes,
-        sample_weight,
-        test_indices,
-        confidence_level,
-        n_bootstrap,
-        name,
-    ):
+        metrics: list[str],
+        value: dict[str, float],
+        ci_low: dict[str, float],
+        ci_high: dict[str, float],
+        per_fold: dict[str, np.ndarray],
+        y_true: np.ndarray,
+        y_prob: np.ndarray,
+        classes: np.ndarray,
+        sample_weight: ArrayLike | None,
+        test_indices: list[np.ndarray],
+        confidence_level: float,
+        n_bootstrap: int,
+        name: str,
+    ) -> None:
         self.metrics = metrics
         self.value = value
         self.ci_low = ci_low
@@ -270,19 +274,19 @@ class CrossValCalibration:
 )
 @fill_doc
 def cross_val_calibration(
-    estimator,
-    X,
-    y,
+    estimator: Any,
+    X: ArrayLike,
+    y: ArrayLike,
     *,
-    sample_weight=None,
-    cv=5,
-    metrics=DEFAULT_METRICS,
-    n_bootstrap=N_BOOTSTRAP,
-    confidence_level=0.95,
-    n_jobs=None,
-    random_state=None,
-    verbose="auto",
-):
+    sample_weight: ArrayLike | None = None,
+    cv: CVLike = 5,
+    metrics: list | tuple | dict = DEFAULT_METRICS,
+    n_bootstrap: int = N_BOOTSTRAP,
+    confidence_level: float = 0.95,
+    n_jobs: int | None = None,
+    random_state: RandomStateLike = None,
+    verbose: Literal["auto"] | bool = "auto",
+) -> CrossValCalibration:
     r"""Measure calibration under cross-validation, on pooled out-of-fold predictions.
 
     The estimator is fitted on the training part of each fold and predicts

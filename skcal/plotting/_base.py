@@ -304,17 +304,27 @@ _P = inspect.Parameter
 _SOURCES = {
     "estimator": (
         [
-            _P("estimator", _P.POSITIONAL_OR_KEYWORD),
-            _P("X", _P.POSITIONAL_OR_KEYWORD),
-            _P("y", _P.POSITIONAL_OR_KEYWORD),
+            _P("estimator", _P.POSITIONAL_OR_KEYWORD, annotation="Any"),
+            _P("X", _P.POSITIONAL_OR_KEYWORD, annotation="ArrayLike"),
+            _P("y", _P.POSITIONAL_OR_KEYWORD, annotation="ArrayLike"),
         ],
         estimator_predictions,
     ),
     "cv_results": (
         [
-            _P("cv_results", _P.POSITIONAL_OR_KEYWORD),
-            _P("X", _P.POSITIONAL_OR_KEYWORD, default=None),
-            _P("y", _P.POSITIONAL_OR_KEYWORD, default=None),
+            _P("cv_results", _P.POSITIONAL_OR_KEYWORD, annotation="dict"),
+            _P(
+                "X",
+                _P.POSITIONAL_OR_KEYWORD,
+                default=None,
+                annotation="ArrayLike | None",
+            ),
+            _P(
+                "y",
+                _P.POSITIONAL_OR_KEYWORD,
+                default=None,
+                annotation="ArrayLike | None",
+            ),
         ],
         pooled_cv_predictions,
     ),
@@ -394,7 +404,8 @@ def _relay(display, source):
         if name not in _FILLED
     ]
     signature = inspect.Signature(
-        [_P("cls", _P.POSITIONAL_OR_KEYWORD), *head, *options]
+        [_P("cls", _P.POSITIONAL_OR_KEYWORD), *head, *options],
+        return_annotation=display.__name__,
     )
     qualname = f"{display.__name__}.from_{source}"
 
@@ -446,7 +457,7 @@ class CalibrationDisplay:
     """
 
     _title = "diagram"
-    _view_fields = ()
+    _view_fields: tuple[str, ...] = ()
     _ref_line_style = {"color": "black", "linestyle": ":", "linewidth": 1.0}
 
     def __init_subclass__(cls, **kwargs):

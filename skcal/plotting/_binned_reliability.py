@@ -2,13 +2,23 @@
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # matplotlib is imported only when a Display draws
+    from matplotlib.axes import Axes
+
+from typing import Literal
+
 import numpy as np
-from sklearn.utils import check_random_state
+from sklearn.utils import Bunch, check_random_state
 
 from skcal._param_validation import (
     parameter_constraints,
     validate_params,
 )
+from skcal._typing import ArrayLike, Label, RandomStateLike
 from skcal._utils._bootstrap import N_BOOTSTRAP
 from skcal.metrics import expected_calibration_error, reliability_table
 from skcal.plotting._base import (
@@ -157,15 +167,15 @@ class BinnedReliabilityDisplay(ReliabilityDiagram):
     def __init__(
         self,
         *,
-        table,
-        ece,
-        interval=None,
-        confidence_level=None,
-        reduction="positive",
-        classes=None,
-        name=None,
-        pos_label=None,
-    ):
+        table: Bunch,
+        ece: float,
+        interval: Literal["wilson", "bootstrap"] | None = None,
+        confidence_level: float | None = None,
+        reduction: Literal["positive", "top_label", "classwise"] = "positive",
+        classes: np.ndarray | None = None,
+        name: str | None = None,
+        pos_label: Label | None = None,
+    ) -> None:
         self.table = table
         self.ece = ece
         self.interval = interval
@@ -316,28 +326,28 @@ class BinnedReliabilityDisplay(ReliabilityDiagram):
     @_fill_doc
     def from_predictions(
         cls,
-        y_true,
-        y_prob,
+        y_true: ArrayLike,
+        y_prob: ArrayLike,
         *,
-        sample_weight=None,
-        pos_label=None,
-        labels=None,
-        reduction="auto",
-        n_bins=15,
-        strategy="uniform",
-        interval="wilson",
-        confidence_level=0.95,
-        n_bootstrap=N_BOOTSTRAP,
-        random_state=None,
-        name=None,
-        ax=None,
-        ref_line=True,
-        show_counts=True,
-        line_kwargs=None,
-        errorbar_kwargs=None,
-        hist_kwargs=None,
-        ref_line_kwargs=None,
-    ):
+        sample_weight: ArrayLike | None = None,
+        pos_label: Label | None = None,
+        labels: ArrayLike | None = None,
+        reduction: Literal["auto", "classwise", "positive", "top_label"] = "auto",
+        n_bins: int | Literal["cube_root"] = 15,
+        strategy: Literal["quantile", "uniform"] = "uniform",
+        interval: Literal["bootstrap", "wilson"] | None = "wilson",
+        confidence_level: float = 0.95,
+        n_bootstrap: int = N_BOOTSTRAP,
+        random_state: RandomStateLike = None,
+        name: str | None = None,
+        ax: Axes | ArrayLike | None = None,
+        ref_line: bool = True,
+        show_counts: bool = True,
+        line_kwargs: dict | None = None,
+        errorbar_kwargs: dict | None = None,
+        hist_kwargs: dict | None = None,
+        ref_line_kwargs: dict | None = None,
+    ) -> BinnedReliabilityDisplay:
         """Draw the binned reliability diagram of predicted probabilities.
 
         The numbers of each view come from

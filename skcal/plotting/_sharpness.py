@@ -2,12 +2,21 @@
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # matplotlib is imported only when a Display draws
+    from matplotlib.axes import Axes
+
 import math
 from numbers import Real
+from typing import Literal
 
 import numpy as np
 
 from skcal._param_validation import Interval, parameter_constraints, validate_params
+from skcal._typing import ArrayLike, Label
 from skcal.metrics import calibration_sharpness_curve, smooth_reliability_curve
 from skcal.plotting._base import (
     PLOT_CONSTRAINTS,
@@ -286,25 +295,25 @@ class CalibrationSharpnessDisplay(CalibrationDisplay):
     def __init__(
         self,
         *,
-        grid,
-        curve,
-        density,
-        sharpness_gap,
-        band_low,
-        band_high,
-        calibration_error,
-        total_loss,
-        n_effective=None,
-        mean_prediction=None,
-        prediction_range=None,
-        loss="brier",
-        kernel="gaussian",
-        bandwidth=0.05,
-        constant_prediction=None,
-        reduction="top_label",
-        name=None,
-        pos_label=None,
-    ):
+        grid: np.ndarray,
+        curve: np.ndarray,
+        density: np.ndarray,
+        sharpness_gap: np.ndarray,
+        band_low: np.ndarray,
+        band_high: np.ndarray,
+        calibration_error: float,
+        total_loss: float,
+        n_effective: np.ndarray | None = None,
+        mean_prediction: np.ndarray | None = None,
+        prediction_range: tuple[float, float] | None = None,
+        loss: Literal["brier", "log"] = "brier",
+        kernel: Literal["gaussian", "epanechnikov"] = "gaussian",
+        bandwidth: float = 0.05,
+        constant_prediction: float | None = None,
+        reduction: Literal["positive", "top_label"] = "top_label",
+        name: str | None = None,
+        pos_label: Label | None = None,
+    ) -> None:
         self.grid = grid
         self.curve = curve
         self.density = density
@@ -462,27 +471,27 @@ class CalibrationSharpnessDisplay(CalibrationDisplay):
     @_fill_doc
     def from_predictions(
         cls,
-        y_true,
-        y_prob,
+        y_true: ArrayLike,
+        y_prob: ArrayLike,
         *,
-        sample_weight=None,
-        pos_label=None,
-        labels=None,
-        reduction="auto",
-        loss="brier",
-        kernel="gaussian",
-        bandwidth=0.05,
-        n_points=201,
-        min_effective_count=10,
-        name=None,
-        ax=None,
-        ref_line=True,
-        show_density=True,
-        line_kwargs=None,
-        band_kwargs=None,
-        density_kwargs=None,
-        ref_line_kwargs=None,
-    ):
+        sample_weight: ArrayLike | None = None,
+        pos_label: Label | None = None,
+        labels: ArrayLike | None = None,
+        reduction: Literal["auto", "positive", "top_label"] = "auto",
+        loss: Literal["brier", "log"] = "brier",
+        kernel: Literal["epanechnikov", "gaussian"] = "gaussian",
+        bandwidth: float = 0.05,
+        n_points: int = 201,
+        min_effective_count: float = 10,
+        name: str | None = None,
+        ax: Axes | None = None,
+        ref_line: bool = True,
+        show_density: bool = True,
+        line_kwargs: dict | None = None,
+        band_kwargs: dict | None = None,
+        density_kwargs: dict | None = None,
+        ref_line_kwargs: dict | None = None,
+    ) -> CalibrationSharpnessDisplay:
         """Draw the calibration-sharpness diagram of predicted probabilities.
 
         Every number comes from

@@ -2,9 +2,17 @@
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # matplotlib is imported only when a Display draws
+    from matplotlib.axes import Axes
+
 import inspect
 import textwrap
 from numbers import Real
+from typing import Any, Literal
 
 import numpy as np
 from sklearn.utils import check_random_state
@@ -16,6 +24,7 @@ from skcal._param_validation import (
     parameter_constraints,
     validate_params,
 )
+from skcal._typing import ArrayLike, Label, RandomStateLike
 from skcal._utils._bootstrap import N_BOOTSTRAP
 from skcal.metrics import smooth_reliability_curve
 from skcal.plotting._base import (
@@ -361,24 +370,24 @@ class SmoothReliabilityDisplay(ReliabilityDiagram):
     def __init__(
         self,
         *,
-        grid,
-        curve,
-        density,
-        sigma,
-        smooth_ece,
-        n_effective=None,
-        mean_prediction=None,
-        prediction_range=None,
-        band_low=None,
-        band_high=None,
-        smooth_ece_interval=None,
-        confidence_level=None,
-        binned=None,
-        reduction="positive",
-        classes=None,
-        name=None,
-        pos_label=None,
-    ):
+        grid: np.ndarray,
+        curve: np.ndarray,
+        density: np.ndarray,
+        sigma: float,
+        smooth_ece: float,
+        n_effective: np.ndarray | None = None,
+        mean_prediction: np.ndarray | None = None,
+        prediction_range: tuple[float, float] | None = None,
+        band_low: np.ndarray | None = None,
+        band_high: np.ndarray | None = None,
+        smooth_ece_interval: tuple[float, float] | None = None,
+        confidence_level: float | None = None,
+        binned: BinnedReliabilityDisplay | None = None,
+        reduction: Literal["positive", "top_label", "classwise"] = "positive",
+        classes: np.ndarray | None = None,
+        name: str | None = None,
+        pos_label: Label | None = None,
+    ) -> None:
         self.grid = grid
         self.curve = curve
         self.density = density
@@ -582,30 +591,30 @@ class SmoothReliabilityDisplay(ReliabilityDiagram):
     @_fill_doc
     def from_predictions(
         cls,
-        y_true,
-        y_prob,
+        y_true: ArrayLike,
+        y_prob: ArrayLike,
         *,
-        sample_weight=None,
-        pos_label=None,
-        labels=None,
-        reduction="auto",
-        sigma="auto",
-        eps=1e-3,
-        n_points=201,
-        n_bootstrap=N_BOOTSTRAP,
-        confidence_level=0.95,
-        random_state=None,
-        n_jobs=None,
-        verbose="auto",
-        min_effective_count=10,
-        fallback="binned",
-        name=None,
-        ax=None,
-        ref_line=True,
-        line_kwargs=None,
-        band_kwargs=None,
-        ref_line_kwargs=None,
-    ):
+        sample_weight: ArrayLike | None = None,
+        pos_label: Label | None = None,
+        labels: ArrayLike | None = None,
+        reduction: Literal["auto", "classwise", "positive", "top_label"] = "auto",
+        sigma: Literal["auto"] | float = "auto",
+        eps: float = 1e-3,
+        n_points: int = 201,
+        n_bootstrap: int = N_BOOTSTRAP,
+        confidence_level: float = 0.95,
+        random_state: RandomStateLike = None,
+        n_jobs: int | None = None,
+        verbose: Literal["auto"] | bool = "auto",
+        min_effective_count: float = 10,
+        fallback: Literal["binned"] | None = "binned",
+        name: str | None = None,
+        ax: Axes | ArrayLike | None = None,
+        ref_line: bool = True,
+        line_kwargs: dict | None = None,
+        band_kwargs: dict | None = None,
+        ref_line_kwargs: dict | None = None,
+    ) -> SmoothReliabilityDisplay:
         """Draw the smooth reliability diagram of predicted probabilities.
 
         The numbers of each view come from
@@ -649,7 +658,7 @@ class SmoothReliabilityDisplay(ReliabilityDiagram):
         data, reduction, views = canonical_views(
             y_true, y_prob, sample_weight, pos_label, labels, reduction
         )
-        options = {"sigma": sigma, "eps": eps, "n_points": n_points}
+        options: dict[str, Any] = {"sigma": sigma, "eps": eps, "n_points": n_points}
         options.update(n_bootstrap=n_bootstrap, confidence_level=confidence_level)
         options.update(random_state=check_random_state(random_state), verbose=verbose)
         options.update(n_jobs=n_jobs)
