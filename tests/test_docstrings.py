@@ -11,6 +11,7 @@ numpydoc_validate = pytest.importorskip("numpydoc.validate")
 PUBLIC_MODULES = [
     "skcal",
     "skcal.calibration",
+    "skcal.datasets",
     "skcal.discovery",
     "skcal.metrics",
     "skcal.model_selection",
@@ -75,3 +76,23 @@ def test_method_docstring(name):
         if code not in IGNORED and code != "EX01"
     ]
     assert not errors, f"{name}: {errors}"
+
+
+# Utilities listed in the API reference, with no page of the guide to point to.
+NO_GUIDE_PAGE = {"skcal.discovery"}
+
+
+@pytest.mark.parametrize(
+    "name",
+    sorted(
+        n
+        for n in set(_public_names())
+        if n.rpartition(".")[0] not in NO_GUIDE_PAGE and n.count(".") > 1
+    ),
+)
+def test_docstring_points_to_the_user_guide(name):
+    """Check the "Read more in the User Guide" line (its label must exist in
+    ``doc/``; the nitpicky build of tests/test_doc.py checks that)."""
+    module_name, _, attribute = name.rpartition(".")
+    obj = getattr(importlib.import_module(module_name), attribute)
+    assert "Read more in the :ref:`User Guide <" in obj.__doc__
