@@ -431,9 +431,13 @@ def _is_default_binary(classes):
 
 
 def _default_pos_label(classes, arg_name):
-    """scikit-learn's rule: labels in {0, 1} or {-1, 1} make 1 the positive class."""
+    """scikit-learn's rule: labels in {0, 1} or {-1, 1} make 1 the positive class.
+
+    Boolean labels make True positive (a bool, so that the classes stay
+    booleans, not a mix of False and 1).
+    """
     if _is_default_binary(classes):
-        return 1
+        return True if classes.dtype.kind == "b" else 1
     shown = ", ".join(repr(c) for c in classes.tolist())
     raise ValueError(
         f"{arg_name} takes values in {{{shown}}} and pos_label is not specified: "

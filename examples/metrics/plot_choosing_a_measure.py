@@ -86,8 +86,8 @@ fig.tight_layout()
 # bandwidth is a fixed point), so it has nothing left to tune.
 
 # %%
-# Four consistent measures
-# ------------------------
+# Three consistent measures beside the binned ECE
+# -----------------------------------------------
 #
 # The measures below estimate well-defined quantities that do not depend on
 # a binning, and converge to them as the sample grows:

@@ -248,7 +248,9 @@ _SCORERS = {
 }
 
 
-def get_scorer(scoring: str | Callable[..., Any] | None) -> Callable[..., float]:
+def get_scorer(
+    scoring: str | Callable[..., Any] | None,
+) -> Callable[..., float] | None:
     """Get a scorer by name: skcal's ``neg_<measure>`` names, then scikit-learn's.
 
     Read more in the :ref:`User Guide <grid_search>`.
@@ -261,8 +263,9 @@ def get_scorer(scoring: str | Callable[..., Any] | None) -> Callable[..., float]
 
     Returns
     -------
-    scorer : callable
-        A fresh copy of the named scorer.
+    scorer : callable or None
+        A fresh copy of the named scorer, the callable given, or None for
+        None (as scikit-learn's ``get_scorer``).
 
     See Also
     --------
@@ -275,14 +278,21 @@ def get_scorer(scoring: str | Callable[..., Any] | None) -> Callable[..., float]
     >>> get_scorer("neg_smooth_ece")
     make_calibration_scorer(smooth_ece)
     """
-    if isinstance(scoring, str) and scoring in _SCORERS:
-        return copy.deepcopy(_SCORERS[scoring])
-    if isinstance(scoring, str) and scoring not in _sklearn_get_scorer_names():
+    if isinstance(scoring, str):
+        return _named_scorer(scoring)
+    return _sklearn_get_scorer(scoring)
+
+
+def _named_scorer(name):
+    """A fresh copy of the scorer named ``name``, skcal's or scikit-learn's."""
+    if name in _SCORERS:
+        return copy.deepcopy(_SCORERS[name])
+    if name not in _sklearn_get_scorer_names():
         raise ValueError(
-            f"{scoring!r} is not a valid scoring value; skcal.metrics."
+            f"{name!r} is not a valid scoring value; skcal.metrics."
             "get_scorer_names() lists the names of skcal and scikit-learn."
         )
-    return _sklearn_get_scorer(scoring)
+    return _sklearn_get_scorer(name)
 
 
 def get_scorers(names: str | Iterable[str]) -> dict[str, Callable[..., float]]:
@@ -335,7 +345,7 @@ def get_scorers(names: str | Iterable[str]) -> dict[str, Callable[..., float]]:
                 f"get_scorers takes scorer names (str), got {type(name).__name__}; "
                 "a callable scorer goes into the dict by hand."
             )
-        scoring[name] = get_scorer(name)
+        scoring[name] = _named_scorer(name)
     if not scoring:
         raise ValueError("get_scorers needs at least one scorer name.")
     return scoring

@@ -312,7 +312,11 @@ _SOURCES = {
     ),
     "cv_results": (
         [
-            _P("cv_results", _P.POSITIONAL_OR_KEYWORD, annotation="dict"),
+            _P(
+                "cv_results",
+                _P.POSITIONAL_OR_KEYWORD,
+                annotation="dict | CrossValCalibration",
+            ),
             _P(
                 "X",
                 _P.POSITIONAL_OR_KEYWORD,

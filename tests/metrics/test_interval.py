@@ -367,3 +367,29 @@ def test_prepared_replicates_equal_the_cores(
     relabeled = prepared.relabeled(draws)
     expected = [core((u < p_o).astype(np.uint8), p_o, w_o) for u in draws.uniforms]
     assert_allclose(relabeled, expected, rtol=rtol)
+
+
+@pytest.mark.parametrize(
+    "metric", ["brier_score_loss", "log_loss", "expected_calibration_error"]
+)
+def test_boolean_outcomes_give_the_interval_of_integer_ones(metric):
+    """Check that ``y_true = target == predicted`` (booleans) is a binary problem.
+
+    Regression: the positive class of boolean labels was the int 1, so the
+    classes became the object array [False, 1], which scikit-learn's proper
+    scores rejected.
+    """
+    rng = np.random.default_rng(0)
+    y_prob = rng.uniform(size=300)
+    events = rng.uniform(size=300) < y_prob
+    result = confidence_interval(
+        events, y_prob, metric=metric, n_bootstrap=50, random_state=0
+    )
+    expected = confidence_interval(
+        events.astype(int), y_prob, metric=metric, n_bootstrap=50, random_state=0
+    )
+    assert (result.value, result.low, result.high) == (
+        expected.value,
+        expected.low,
+        expected.high,
+    )
