@@ -381,9 +381,8 @@ def _write_grid(path, grid, overwrite):
     write_csv(path, ["recalibrator", *keys], rows, overwrite)
 
 
-def _write_files(tables, prefix, results, grid, settings, overwrite):
+def _write_files(tables, prefix, results, grid, settings, baseline, overwrite):
     """Write both tables and the diagrams of every model; return the paths."""
-    baseline = next(iter(results))  # the classifier alone comes first
     _write_comparison(tables[0], results, baseline, overwrite)
     _write_grid(tables[1], grid, overwrite)
     panels = {
@@ -427,7 +426,7 @@ def run_demo(args):
         grid = _grid_search(setup, folds, settings, len(models) + 1, total)
         with step(total, total, "tables and diagrams", settings.verbose):
             diagrams = _write_files(
-                tables, prefix, results, grid, settings, args.overwrite
+                tables, prefix, results, grid, settings, setup.baseline, args.overwrite
             )
     lines = [
         setup.intro,
