@@ -21,8 +21,10 @@ from skcal.metrics._scorer import (
 )
 from skcal.metrics._smooth_calibration import smooth_calibration_error
 from skcal.metrics._smooth_ece import smooth_ece, smooth_reliability_curve
+from skcal.metrics._summary import CalibrationSummary
 
 __all__ = [
+    "CalibrationSummary",
     "binned_calibration_error",
     "calibration_decomposition",
     "calibration_sharpness_curve",

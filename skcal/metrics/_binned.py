@@ -32,17 +32,33 @@ _COMMON_CONSTRAINTS = {
 }
 
 
-def _bin_gaps(y, p, sample_weight, n_bins, strategy, moments=False):
-    """Per-bin weights, mean predictions and event rates (NaN where empty)."""
-    binning = make_binning(p, sample_weight, n_bins, strategy)
-    sums = bin_sums(binning, y, p, sample_weight, moments=moments)
+def table_of_sums(edges, sums, weight_scale, interval, confidence_level):
+    """The reliability table of per-bin sums, with Wilson intervals or none.
+
+    ``sums`` needs ``n_rows`` and ``n_effective``; ``weight_scale`` turns
+    its weights back into the user's units.
+    """
     with np.errstate(invalid="ignore", divide="ignore"):
         mean_p = sums.sum_p / sums.weight
         mean_y = sums.sum_y / sums.weight
     empty = sums.weight <= 0
     mean_p[empty] = np.nan
     mean_y[empty] = np.nan
-    return binning, sums, mean_p, mean_y
+    with np.errstate(over="ignore"):  # a total beyond the largest float is inf
+        weight = sums.weight * weight_scale
+    table = Bunch(
+        bin_lower=edges[:-1].copy(),
+        bin_upper=edges[1:].copy(),
+        weight=weight,
+        count=sums.n_rows.astype(np.int64),
+        mean_predicted=mean_p,
+        event_rate=mean_y,
+        gap=mean_p - mean_y,
+    )
+    if interval == "wilson":
+        low, high = _wilson_interval(mean_y, sums.n_effective, confidence_level)
+        table.update(interval_low=low, interval_high=high)
+    return table
 
 
 def _binned_error_core(y, p, sample_weight, *, n_bins, strategy, norm, debias):
@@ -577,22 +593,12 @@ def reliability_table(
     reduction = resolve_reduction(data, reduction)
     ((y, p),) = binary_views(data, reduction)
     w = data.sample_weight
-    binning, sums, mean_p, mean_y = _bin_gaps(y, p, w, n_bins, strategy, moments=True)
-    with np.errstate(over="ignore"):  # a total beyond the largest float is inf
-        weight = sums.weight * data.weight_scale
-    table = Bunch(
-        bin_lower=binning.edges[:-1].copy(),
-        bin_upper=binning.edges[1:].copy(),
-        weight=weight,
-        count=sums.n_rows.astype(np.int64),
-        mean_predicted=mean_p,
-        event_rate=mean_y,
-        gap=mean_p - mean_y,
+    binning = make_binning(p, w, n_bins, strategy)
+    sums = bin_sums(binning, y, p, w, moments=True)
+    table = table_of_sums(
+        binning.edges, sums, data.weight_scale, interval, confidence_level
     )
-    if interval == "wilson":
-        low, high = _wilson_interval(mean_y, sums.n_effective, confidence_level)
-        table.update(interval_low=low, interval_high=high)
-    elif interval == "bootstrap":
+    if interval == "bootstrap":
         rng = check_random_state(random_state)
         rates = _bootstrap_rates(binning, y, p, w, n_bootstrap, rng)
         low, high = percentile_band(rates, confidence_level)

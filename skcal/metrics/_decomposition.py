@@ -6,6 +6,7 @@ uncertainty (Murphy, Broecker, CORP)."""
 from __future__ import annotations
 
 import warnings
+from numbers import Integral
 from typing import Literal, NamedTuple
 
 import numpy as np
@@ -13,9 +14,10 @@ from sklearn.isotonic import isotonic_regression
 from sklearn.utils import Bunch
 
 from skcal._docstrings import fill_doc
-from skcal._param_validation import StrOptions, validate_params
+from skcal._param_validation import Interval, StrOptions, validate_params
 from skcal._reduction import binary_views, resolve_reduction
 from skcal._typing import ArrayLike, Label
+from skcal._utils._bins import bin_sums, make_binning
 from skcal._utils._scaling import drop_zero_weight
 from skcal._utils._ties import Ties, sorted_outcome_keys, split_keys
 from skcal._validation import DATA_CONSTRAINTS, check_calibration_inputs
@@ -128,6 +130,31 @@ def _binary_terms(view, loss, method):
     return np.array([score, mcb / total, dsc / total, unc], dtype=np.float64)
 
 
+def binned_terms(weight, sum_y, score, loss):
+    """(score, miscalibration, discrimination, uncertainty) of a binned view.
+
+    Each bin's predictions are recalibrated to the bin's event rate: with
+    bin weights ``W_m``, event rates ``r_m``, total ``W`` and base rate
+    ``ybar``, the recalibrated score is ``sum_m W_m g(r_m) / W`` (the score
+    is affine in the outcome) and the terms follow as for the other methods.
+    ``score`` is the view's mean score.
+    """
+    total = weight.sum()
+    kept = weight > 0
+    rate = sum_y[kept] / weight[kept]
+    recalibrated = np.dot(weight[kept], binary_entropy(rate, loss)) / total
+    unc = float(binary_entropy(sum_y.sum() / total, loss))
+    return np.array([score, score - recalibrated, unc - recalibrated, unc])
+
+
+def _binned_view_terms(y, p, sample_weight, loss, n_bins):
+    """:func:`binned_terms` of one binary view, with ``n_bins`` equal-width bins."""
+    sample_weight, y, p = drop_zero_weight(sample_weight, y, p)
+    sums = bin_sums(make_binning(p, None, n_bins, "uniform"), y, p, sample_weight)
+    score = np.average(binary_score(y, p, loss), weights=sample_weight)
+    return binned_terms(sums.weight, sums.sum_y, score, loss)
+
+
 def _vector_terms(view, loss):
     """The exact decomposition of a multiclass score, grouping identical rows."""
     y_index, P, sample_weight, groups = view
@@ -151,7 +178,8 @@ def _vector_terms(view, loss):
     {
         **DATA_CONSTRAINTS,
         "loss": [StrOptions(set(LOSSES))],
-        "method": [StrOptions({"auto", "exact", "isotonic"})],
+        "method": [StrOptions({"auto", "exact", "isotonic", "binned"})],
+        "n_bins": [Interval(Integral, 1, None, closed="left")],
         "reduction": [StrOptions(set(DECOMPOSITION_REDUCTIONS))],
         "return_per_class": ["boolean"],
     },
@@ -166,7 +194,8 @@ def calibration_decomposition(
     pos_label: Label | None = None,
     labels: ArrayLike | None = None,
     loss: Literal["brier", "log"] = "brier",
-    method: Literal["auto", "exact", "isotonic"] = "auto",
+    method: Literal["auto", "binned", "exact", "isotonic"] = "auto",
+    n_bins: int = 15,
     reduction: Literal["auto", "classwise", "full", "positive", "top_label"] = "auto",
     return_per_class: bool = False,
 ) -> Bunch:
@@ -198,7 +227,7 @@ def calibration_decomposition(
         :func:`sklearn.metrics.brier_score_loss` (a sum over classes for
         three or more classes; see Notes), or the log loss (natural
         logarithm).
-    method : {"auto", "exact", "isotonic"}, default="auto"
+    method : {"auto", "exact", "isotonic", "binned"}, default="auto"
         How the predictions are recalibrated in-sample. ``"auto"``:
         ``"exact"`` when the predictions take few values (at least 10 rows
         per distinct prediction on average, in every view), as binned or
@@ -212,6 +241,12 @@ def calibration_decomposition(
         violators, identical predictions pooled); this needs a binary view,
         or a binary problem with ``reduction="full"``. Exact grouping warns
         when more than half of the rows are alone in their group.
+        ``"binned"``: the predictions of each of ``n_bins`` equal-width bins
+        are replaced by the bin's event rate (histogram binning); a binary
+        view too. It is the decomposition a
+        :class:`CalibrationSummary` computes without the rows.
+    n_bins : int, default=15
+        Number of equal-width bins of ``method="binned"``.
     reduction : {"auto", "full", "positive", "top_label", "classwise"}, default="auto"
         What is decomposed. ``"full"``: the score of the whole predicted
         distribution (the probability vector of each row; ``(1 - p, p)`` for
@@ -230,7 +265,8 @@ def calibration_decomposition(
         With attributes:
 
         - ``score``: the mean score of the predictions;
-        - ``miscalibration``: the calibration term (MCB), non-negative;
+        - ``miscalibration``: the calibration term (MCB), non-negative
+          except with ``"binned"`` (see Notes);
         - ``discrimination``: the resolution term (DSC), non-negative;
         - ``uncertainty``: the score of the base rate (UNC);
         - ``loss``, ``method``: the options used (``method`` resolved);
@@ -283,7 +319,10 @@ def calibration_decomposition(
     Gruber & Buettner (Lemma 4.1). Chidambaram & Ge's *sharpness gap* is
     :math:`\mathrm{UNC} - \mathrm{DSC} = \bar S(p) - \mathrm{MCB}`. Both
     terms are non-negative for ``"isotonic"`` too, whose miscalibration is at
-    most that of ``"exact"``.
+    most that of ``"exact"``. With ``"binned"``, :math:`c_i` is the event
+    rate of the bin of :math:`p_i`; a constant per bin can score better than
+    predictions that vary within the bin, so the miscalibration may be
+    slightly negative (by at most the within-bin spread of the predictions).
 
     *One Brier score.* The score is always
     :func:`sklearn.metrics.brier_score_loss` of what is decomposed: with
@@ -378,19 +417,39 @@ def calibration_decomposition(
     else:
         reduction = resolve_reduction(data, reduction)
         views = list(binary_views(data, reduction))
+    if method == "binned":
+        if vector:
+            raise ValueError(_needs_binary_view(method, len(data.classes)))
+        per_view = np.array(
+            [
+                _binned_view_terms(y, p, data.sample_weight, loss, n_bins)
+                for y, p in views
+            ]
+        )
+        return decomposition_result(per_view, return_per_class, loss, method, reduction)
     views = [_grouped(y, p, data.sample_weight) for y, p in views]
     method = _resolve_method(method, views, vector)
     if vector:
         if method == "isotonic":
-            raise ValueError(
-                f'method="isotonic" recalibrates one probability, but y_prob has '
-                f"{len(data.classes)} columns: use a binary view (reduction="
-                '"top_label", "classwise" or "positive"), or method="exact" to '
-                "decompose the whole probability vector."
-            )
+            raise ValueError(_needs_binary_view(method, len(data.classes)))
         per_view = _vector_terms(views[0], loss)[None, :]
     else:
         per_view = np.array([_binary_terms(view, loss, method) for view in views])
+    return decomposition_result(per_view, return_per_class, loss, method, reduction)
+
+
+def _needs_binary_view(method, n_classes):
+    """The message refusing a one-probability method on a probability vector."""
+    return (
+        f'method="{method}" recalibrates one probability, but y_prob has '
+        f"{n_classes} columns: use a binary view (reduction="
+        '"top_label", "classwise" or "positive"), or method="exact" to '
+        "decompose the whole probability vector."
+    )
+
+
+def decomposition_result(per_view, return_per_class, loss, method, reduction):
+    """The result Bunch of per-view terms (rows of score, MCB, DSC, UNC)."""
     if return_per_class:
         values = {name: per_view[:, j].copy() for j, name in enumerate(_TERMS)}
     else:

@@ -357,20 +357,44 @@ def _kernel_diagonal(t, sigma):
     return 1.0 + 2.0 * (factor * np.cos(np.pi * np.outer(t, k)) ** 2).sum(axis=1)
 
 
-def _where_the_data_are(p, sample_weight, grid, density, sigma):
-    """The effective number of predictions near each grid point, and their range.
+def _data_extent(p, sample_weight):
+    """Kish's effective number of rows, and the range of the predictions kept.
 
-    ``n_effective(t) = N density(t) / K(t, t)``, with ``N`` the effective
-    number of rows (Kish's, the number of rows without weights).
+    The number of rows without weights; ``(sum w)**2 / sum w**2`` with them,
+    over the predictions of positive weight.
     """
     if sample_weight is None:
-        n_rows, kept = float(p.shape[0]), p
-    else:
-        scaled = sample_weight / sample_weight.max()
-        n_rows = float(scaled.sum() ** 2 / (scaled * scaled).sum())
-        kept = p[sample_weight > 0]
-    n_effective = n_rows * density / _kernel_diagonal(grid, sigma)
-    return n_effective, (float(kept.min()), float(kept.max()))
+        return float(p.shape[0]), (float(p.min()), float(p.max()))
+    scaled = sample_weight / sample_weight.max()
+    n_rows = float(scaled.sum() ** 2 / (scaled * scaled).sum())
+    kept = p[sample_weight > 0]
+    return n_rows, (float(kept.min()), float(kept.max()))
+
+
+def smooth_curve(smoother, *, sigma, eps, n_points, n_rows, prediction_range):
+    """The curve of :func:`smooth_reliability_curve`, without its band.
+
+    From a smoother holding every channel (``CHANNELS``), Kish's effective
+    number of rows ``n_rows`` and the range of the predictions; the
+    effective number of predictions near ``t`` is
+    ``n_rows * density(t) / K(t, t)``.
+    """
+    used, value = _bandwidth(smoother, sigma, eps)
+    calibration, density = _curve_at(smoother, used, n_points)
+    grid = np.linspace(0.0, 1.0, n_points)
+    return Bunch(
+        grid=grid,
+        calibration=calibration,
+        density=density,
+        n_effective=n_rows * density / _kernel_diagonal(grid, used),
+        mean_prediction=_mean_prediction_at(smoother, used, n_points),
+        prediction_range=prediction_range,
+        sigma=used,
+        smooth_ece=value,
+        band_low=None,
+        band_high=None,
+        smooth_ece_interval=None,
+    )
 
 
 def _resampling_map(y, p, sample_weight, n_intervals):
@@ -795,23 +819,16 @@ def curve_and_bootstrap(
     smoother = _ReflectedGaussianSmoother.from_samples(
         p, y, w, eps if isinstance(sigma, str) else sigma, CHANNELS
     )
-    used, value = _bandwidth(smoother, sigma, eps)
-    calibration, density = _curve_at(smoother, used, n_points)
-    grid = np.linspace(0.0, 1.0, n_points)
-    n_effective, prediction_range = _where_the_data_are(p, w, grid, density, used)
-    curve = Bunch(
-        grid=grid,
-        calibration=calibration,
-        density=density,
-        n_effective=n_effective,
-        mean_prediction=_mean_prediction_at(smoother, used, n_points),
+    n_rows, prediction_range = _data_extent(p, w)
+    curve = smooth_curve(
+        smoother,
+        sigma=sigma,
+        eps=eps,
+        n_points=n_points,
+        n_rows=n_rows,
         prediction_range=prediction_range,
-        sigma=used,
-        smooth_ece=value,
-        band_low=None,
-        band_high=None,
-        smooth_ece_interval=None,
     )
+    used = curve.sigma
     if not bootstrap:
         return curve, None
     replicates = SmoothEceReplicates(y, p, w, sigma=sigma, eps=eps, bandwidth=used)

@@ -859,7 +859,7 @@ def test_errors():
     with pytest.raises(InvalidParameterError, match="'loss' parameter"):
         exact_decomposition(y, P, loss="hinge")
     with pytest.raises(InvalidParameterError, match="'method' parameter"):
-        calibration_decomposition(y, P, method="binned")
+        calibration_decomposition(y, P, method="kernel")
     with pytest.raises(InvalidParameterError, match="'reduction' parameter"):
         exact_decomposition(y, P, reduction="none")
 
@@ -985,3 +985,42 @@ def test_sorted_keys_path_equals_the_argsort_path(
         weighted = calibration_decomposition(y, p, sample_weight=np.ones(n), **options)
     for term in ("score", "miscalibration", "discrimination", "uncertainty"):
         assert_allclose(unweighted[term], weighted[term], rtol=1e-10, atol=1e-12)
+
+
+def test_binned_method_against_a_brute_force_recalibration():
+    rng = np.random.default_rng(5)
+    p = rng.uniform(size=500)
+    y = (rng.uniform(size=500) < p**2).astype(int)
+    w = rng.exponential(size=500)
+    for loss in ("brier", "log"):
+        result = calibration_decomposition(
+            y, p, sample_weight=w, loss=loss, method="binned", n_bins=7
+        )
+        bins = np.minimum((np.ceil(p * 7) - 1).astype(int), 6)
+        rate = np.bincount(bins, w * y, 7) / np.bincount(bins, w, 7)
+        base = np.average(y, weights=w)
+
+        def mean_score(q, loss=loss):
+            if loss == "brier":
+                return np.average((q - y) ** 2, weights=w)
+            return np.average(-np.log(np.where(y == 1, q, 1 - q)), weights=w)
+
+        recalibrated = mean_score(rate[bins])
+        assert result.method == "binned"
+        assert result.score == pytest.approx(mean_score(p), rel=1e-12)
+        assert result.miscalibration == pytest.approx(mean_score(p) - recalibrated)
+        assert result.discrimination == pytest.approx(
+            mean_score(np.full_like(p, base)) - recalibrated
+        )
+
+
+def test_binned_method_equals_exact_when_bins_separate_the_values():
+    rng = np.random.default_rng(6)
+    p = rng.choice([0.1, 0.35, 0.8], size=300)
+    y = (rng.uniform(size=300) < p).astype(int)
+    binned = calibration_decomposition(y, p, method="binned", n_bins=10)
+    exact = calibration_decomposition(y, p, method="exact")
+    for term in ("score", "miscalibration", "discrimination", "uncertainty"):
+        assert binned[term] == pytest.approx(exact[term], rel=1e-12)
+    with pytest.raises(ValueError, match='method="binned" recalibrates one'):
+        calibration_decomposition([0, 1, 2], np.eye(3), method="binned")
