@@ -363,8 +363,40 @@ def _add_report_options(report):
         "decompression (a guard against compressed bombs; default: half the "
         f"memory, {format_bytes(default_max_bytes())})",
     )
+    _add_stream(report)
     _add_jobs(report)
     _add_quiet(report)
+
+
+def _add_stream(report):
+    """The options of a streamed report (Parquet data larger than memory)."""
+    report.add_argument(
+        "--stream",
+        action="store_true",
+        help="read the Parquet data in batches through a mergeable summary, in "
+        "constant memory (implied for a directory or a glob); no intervals, "
+        "diagrams or --at",
+    )
+    report.add_argument(
+        "--engine",
+        choices=("local", "dask"),
+        default="local",
+        help="stream in this process, or read and summarise the files on a Dask "
+        "cluster (default: local)",
+    )
+    report.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="with --engine dask: the address of the cluster's scheduler "
+        "(default: Dask's active scheduler)",
+    )
+    report.add_argument(
+        "--batch-rows",
+        metavar="N",
+        type=integer(1),
+        default=1_000_000,
+        help="rows read at once by a streamed report (default: 1000000)",
+    )
 
 
 def _add_bins(report):

@@ -37,6 +37,7 @@ from skcal._cli._errors import reported
 from skcal._cli._inputs import build_problem, column_request
 from skcal._cli._output import format_table, prepare_outputs, verbosity, write_csv
 from skcal._cli._reading import TEXT_FORMATS, read_columns, source
+from skcal._cli._stream import is_streamed, run_streamed_report
 from skcal.metrics._interval import measure_intervals
 from skcal.metrics._registry import MEASURES_BY_NAME
 
@@ -229,6 +230,8 @@ def run_report(args):
     status : int
         0; bad input raises :class:`~skcal._cli._errors.InputError`.
     """
+    if is_streamed(args):
+        return run_streamed_report(args)
     src = source(args.predictions, args.format)
     request = column_request(args, src)
     outputs = _outputs(args, src)
