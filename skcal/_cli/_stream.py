@@ -51,6 +51,11 @@ def _files(pattern):
     path = Path(pattern)
     if path.is_dir():
         files = sorted(str(p) for p in path.rglob("*.parquet"))
+        if not files:
+            raise InputError(
+                f"{pattern} is a directory with no .parquet file (a directory is "
+                "read as a Parquet dataset)"
+            )
     elif glob.has_magic(pattern):
         files = sorted(glob.glob(pattern, recursive=True))
     else:

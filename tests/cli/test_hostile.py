@@ -172,7 +172,10 @@ def test_directory(capsys, tmp_path):
     path = tmp_path / "folder.csv"
     path.mkdir()
     line = error_line(capsys, "report", path, "--y-true", "y", "--y-prob", "p")
-    assert line == f"skcal: error: {path} is a directory, not a file"
+    assert line == (
+        f"skcal: error: {path} is a directory with no .parquet file (a directory "
+        "is read as a Parquet dataset)"
+    )
 
 
 def test_symlink_loop(capsys, tmp_path):
