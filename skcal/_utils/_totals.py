@@ -57,21 +57,26 @@ def cell_totals(y, p, sample_weight, n_cells):
     """
     binning = uniform_binning(n_cells)
     totals = np.zeros((len(CELL_CHANNELS), n_cells))
+    size = 2 * n_cells
     for start in range(0, p.shape[0], _BLOCK):
         block = slice(start, start + _BLOCK)
-        pc, yc = p[block], y[block].astype(np.float64)
+        pc = p[block]
         wc = None if sample_weight is None else sample_weight[block]
         cells = binning.assign(pc)
-        weighted_y = yc if wc is None else yc * wc
-        count = np.bincount(cells, minlength=n_cells)
-        weight = count if wc is None else np.bincount(cells, wc, n_cells)
+        # Code 2 * cell + y: one bincount splits each cell's sums by outcome.
+        codes = 2 * cells + y[block]
+        by_outcome = np.bincount(codes, wc, size).reshape(n_cells, 2)
+        p_by_outcome = np.bincount(codes, pc if wc is None else pc * wc, size).reshape(
+            n_cells, 2
+        )
+        weight = by_outcome.sum(axis=1)
         totals[0] += weight
-        totals[1] += np.bincount(cells, pc if wc is None else pc * wc, n_cells)
-        totals[2] += np.bincount(cells, weighted_y, n_cells)
-        totals[3] += np.bincount(cells, weighted_y * pc, n_cells)
+        totals[1] += p_by_outcome.sum(axis=1)
+        totals[2] += by_outcome[:, 1]
+        totals[3] += p_by_outcome[:, 1]
         if wc is None:
-            totals[4] += count
-            totals[5] += count
+            totals[4] += weight
+            totals[5] += weight
         else:
             totals[4] += np.bincount(cells, wc * wc, n_cells)
             totals[5] += np.bincount(cells, wc > 0, n_cells)
