@@ -49,7 +49,7 @@ def blocks(y_true, y_prob, sample_weight):
                 f"y_true, y_prob and sample_weight have {sorted(counts)} partitions: "
                 "take them from one DataFrame, or repartition them alike."
             )
-        parts = [c.to_delayed() for c in given]
+        parts = [c.to_delayed(optimize_graph=False) for c in given]
     else:
         arrays = [_as_array(c) for c in given]
         prob = arrays[1]
@@ -57,8 +57,10 @@ def blocks(y_true, y_prob, sample_weight):
             prob = prob.rechunk({1: -1})
         rows = prob.chunks[0]
         arrays = [a.rechunk({0: rows}) for a in (arrays[0], *arrays[2:])]
-        parts = [arrays[0].to_delayed().ravel(), prob.to_delayed().ravel()]
-        parts += [a.to_delayed().ravel() for a in arrays[1:]]
+        # Optimised one by one, the graphs of y_true and y_prob would each fuse
+        # the tasks that make a block of both: made twice.
+        parts = [arrays[0], prob, *arrays[1:]]
+        parts = [a.to_delayed(optimize_graph=False).ravel() for a in parts]
     if sample_weight is None:
         parts.append([None] * len(parts[0]))
     return list(zip(*parts, strict=True))
