@@ -171,15 +171,30 @@ def reduce_measure(data, reduction, measure, *, return_per_class=False):
         The measure, or the per-class vector when ``return_per_class``.
     """
     reduction = resolve_reduction(data, reduction)
+    check_per_class(reduction, return_per_class)
+    values = [
+        measure(y, p, data.sample_weight) for y, p in binary_views(data, reduction)
+    ]
+    return mean_or_per_class(values, return_per_class)
+
+
+def check_per_class(reduction, return_per_class):
+    """Refuse ``return_per_class=True`` under a resolved reduction other than
+    ``"classwise"``.
+
+    Read more in the :ref:`User Guide <multiclass>`.
+    """
     if return_per_class and reduction != "classwise":
         raise ValueError(
             f'return_per_class=True needs reduction="classwise", got reduction='
             f"{reduction!r}."
         )
-    values = np.array(
-        [measure(y, p, data.sample_weight) for y, p in binary_views(data, reduction)],
-        dtype=np.float64,
-    )
-    if return_per_class:
-        return values
-    return float(values.mean())
+
+
+def mean_or_per_class(values, return_per_class):
+    """The per-view values as a float64 vector, or their mean as a float.
+
+    Read more in the :ref:`User Guide <multiclass>`.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    return values if return_per_class else float(values.mean())

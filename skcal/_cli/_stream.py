@@ -12,6 +12,7 @@ diagrams and ``--at`` need the rows and are not part of a streamed report.
 # SPDX-License-Identifier: BSD-3-Clause
 
 import glob
+from contextlib import nullcontext
 from pathlib import Path
 
 import numpy as np
@@ -22,16 +23,16 @@ from skcal._cli._output import format_table, prepare_outputs, write_csv
 from skcal._cli._reading import import_pandas
 from skcal.metrics import CalibrationSummary
 
-# What each measure of a streamed report asks of the summary.
-_METHODS = {
-    "expected_calibration_error": "expected_calibration_error",
-    "binned_calibration_error": "binned_calibration_error",
-    "smooth_ece": "smooth_ece",
-    "cutoff_calibration_error": "cutoff_calibration_error",
-    "smooth_calibration_error": "smooth_calibration_error",
-    "brier_score_loss": "brier_score_loss",
-    "log_loss": "log_loss",
-}
+# The measures of a streamed report: methods of the summary of the same name.
+_MEASURES = (
+    "expected_calibration_error",
+    "binned_calibration_error",
+    "smooth_ece",
+    "cutoff_calibration_error",
+    "smooth_calibration_error",
+    "brier_score_loss",
+    "log_loss",
+)
 _BINNED = ("expected_calibration_error", "binned_calibration_error")
 
 
@@ -77,11 +78,11 @@ def _check_request(args):
         raise InputError("a streamed report needs --y-true and --y-prob")
     if args.at:
         raise InputError("--at needs the rows; it is not part of a streamed report")
-    unknown = [m for m in args.metrics if m not in _METHODS]
+    unknown = [m for m in args.metrics if m not in _MEASURES]
     if unknown:
         raise InputError(
             f"{', '.join(unknown)} cannot be computed from a summary; a streamed "
-            f"report computes {', '.join(_METHODS)}"
+            f"report computes {', '.join(_MEASURES)}"
         )
     if args.format not in (None, "parquet"):
         raise InputError("a streamed report reads Parquet files only")
@@ -141,7 +142,7 @@ def _dask_summary(args, files):
         raise InputError("--engine dask needs Dask: pip install skcal[dask]") from exc
     from skcal.dask import summarize
 
-    with Client(args.scheduler) if args.scheduler else _no_client():
+    with Client(args.scheduler) if args.scheduler else nullcontext():
         frame = dd.read_parquet(files, columns=[args.y_true, *args.y_prob])
         head = np.unique(frame[args.y_true].head(1000, npartitions=-1).to_numpy())
         options = _summary_options(args, head)
@@ -149,21 +150,11 @@ def _dask_summary(args, files):
         return summarize(frame[args.y_true], y_prob, **options)
 
 
-class _no_client:
-    """The active Dask scheduler, when no address is given."""
-
-    def __enter__(self):
-        return None
-
-    def __exit__(self, *exc):
-        return False
-
-
 def _values(summary, args):
     """``{name: value}`` of the measures, and the bounds of the grid ones."""
     values, notes = {}, []
     for name in dict.fromkeys(args.metrics):
-        method = getattr(summary, _METHODS[name])
+        method = getattr(summary, name)
         if name in _BINNED:
             values[name] = method(n_bins=args.n_bins, strategy=args.strategy)
         elif name in ("cutoff_calibration_error", "smooth_calibration_error"):

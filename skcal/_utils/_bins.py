@@ -141,6 +141,11 @@ def weighted_quantile_edges(p, sample_weight, n_bins):
     return p[order[np.minimum(idx, p.shape[0] - 1)]]
 
 
+def uniform_binning(n_bins):
+    """The equal-width :class:`Binning` of ``n_bins`` bins of [0, 1]."""
+    return Binning(np.arange(n_bins + 1, dtype=np.float64) / n_bins, True)
+
+
 def make_binning(p, sample_weight, n_bins, strategy):
     """Build the bins of a strategy.
 
@@ -164,7 +169,7 @@ def make_binning(p, sample_weight, n_bins, strategy):
     )
     n_bins = resolve_n_bins(n_bins, int(n_positive))
     if strategy == "uniform":
-        return Binning(np.arange(n_bins + 1, dtype=np.float64) / n_bins, True)
+        return uniform_binning(n_bins)
     if strategy == "quantile":
         inner = weighted_quantile_edges(p, sample_weight, n_bins)
         edges = np.unique(np.concatenate(([0.0], inner, [1.0])))

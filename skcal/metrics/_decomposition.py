@@ -15,7 +15,7 @@ from sklearn.utils import Bunch
 
 from skcal._docstrings import fill_doc
 from skcal._param_validation import Interval, StrOptions, validate_params
-from skcal._reduction import binary_views, resolve_reduction
+from skcal._reduction import binary_views, check_per_class, resolve_reduction
 from skcal._typing import ArrayLike, Label
 from skcal._utils._bins import bin_sums, make_binning
 from skcal._utils._scaling import drop_zero_weight
@@ -404,11 +404,7 @@ def calibration_decomposition(
     if reduction == "auto":
         multiclass_view = not data.binary and data.pos_index is not None
         reduction = "positive" if multiclass_view else "full"
-    if return_per_class and reduction != "classwise":
-        raise ValueError(
-            f'return_per_class=True needs reduction="classwise", got reduction='
-            f"{reduction!r}."
-        )
+    check_per_class(reduction, return_per_class)
     vector = reduction == "full" and not data.binary
     if vector:
         views = [(data.y_true, data.y_prob)]

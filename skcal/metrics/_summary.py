@@ -18,16 +18,16 @@ from skcal._param_validation import (
     validate_parameter_constraints,
     validate_params,
 )
-from skcal._reduction import binary_views, resolve_reduction
+from skcal._reduction import (
+    binary_views,
+    check_per_class,
+    mean_or_per_class,
+    resolve_reduction,
+)
 from skcal._typing import ArrayLike, Label
 from skcal._utils._bins import resolve_n_bins
-from skcal._utils._grid import CHANNELS
-from skcal._utils._totals import (
-    cell_totals,
-    kernel_totals,
-    rescale,
-    scalar_totals,
-)
+from skcal._utils._grid import CHANNELS, linear_binning
+from skcal._utils._totals import cell_totals
 from skcal._validation import check_calibration_inputs
 from skcal.metrics._binned import _error_of_sums, table_of_sums
 from skcal.metrics._decomposition import binned_terms, decomposition_result
@@ -43,7 +43,9 @@ from skcal.metrics._summary_measures import (
     bin_starts,
     bin_sums_of_cells,
     cutoff_of_cells,
+    positive_total,
     smooth_error_of_cells,
+    view_scalars,
 )
 
 # Divisible by every number of bins from 1 to 10 and by 12, 14, 15, 16, 18,
@@ -314,13 +316,12 @@ class CalibrationSummary:
         kernel = None
         if self.eps is not None:
             n_intervals = _n_intervals(self.eps)
-            kernel = np.stack([kernel_totals(y, p, w, n_intervals) for y, p in views])
+            kernel = np.stack(
+                [linear_binning(p, y, w, n_intervals, CHANNELS) for y, p in views]
+            )
         full = np.zeros(2)
         if self.scores:
-            kept = None if w is None else w > 0
-            for j, loss in enumerate(LOSSES):
-                score = full_scores(data, loss)
-                full[j] = score.sum() if w is None else np.dot(score[kept], w[kept])
+            full[:] = [positive_total(full_scores(data, loss), w) for loss in LOSSES]
         return _State(
             classes=data.classes,
             binary=data.binary,
@@ -328,7 +329,7 @@ class CalibrationSummary:
             reduction=reduction,
             cells=np.stack([cell_totals(y, p, w, self.n_cells) for y, p in views]),
             kernel=kernel,
-            scalars=np.stack([scalar_totals(y, p, w, self.scores) for y, p in views]),
+            scalars=np.stack([view_scalars(y, p, w, self.scores) for y, p in views]),
             full=full,
             n_samples=int(data.y_true.shape[0]),
             exponent=math.frexp(data.weight_scale)[1] - 1,
@@ -360,15 +361,8 @@ class CalibrationSummary:
 
     def _reduce(self, values, return_per_class):
         """The mean over views, or the per-class vector (``"classwise"``)."""
-        values = np.asarray(values, dtype=np.float64)
-        if return_per_class:
-            if self._seen().reduction != "classwise":
-                raise ValueError(
-                    'return_per_class=True needs a summary with reduction="classwise", '
-                    f"this one keeps the {self._seen().reduction!r} view."
-                )
-            return values
-        return float(values.mean())
+        check_per_class(self._seen().reduction, return_per_class)
+        return mean_or_per_class(values, return_per_class)
 
     def _one_view(self, what):
         """The cells, kernel and scalars of the single view of a summary."""
@@ -813,8 +807,7 @@ class CalibrationSummary:
             sums = bin_sums_of_cells(cells, starts)
             score = scalars[column] / cells[0].sum()
             per_view.append(binned_terms(sums.weight, sums.sum_y, score, loss))
-        if return_per_class:
-            self._reduce(per_view, True)  # refuses a single view
+        check_per_class(state.reduction, return_per_class)
         return decomposition_result(
             np.array(per_view), return_per_class, loss, "binned", state.reduction
         )
@@ -863,17 +856,22 @@ def _joint_classes(a, b):
 
 
 def _rescaled(state, exponent):
-    """The totals of a state in units of ``2**exponent`` (copies if rescaled)."""
-    totals = {"cells": state.cells}
-    if state.kernel is not None:
-        totals["kernel"] = state.kernel
+    """The state with its weight totals in units of ``2**exponent`` (exact)."""
     if state.exponent == exponent:
-        return totals, state.scalars, state.full
-    totals = {name: array.copy() for name, array in totals.items()}
-    scalars = state.scalars.copy()
+        return state
     factor = 2.0 ** (state.exponent - exponent)
-    rescale(totals, scalars, factor)
-    return totals, scalars, state.full * factor
+    cells = state.cells.copy()
+    cells[:, :4] *= factor  # weights and weighted sums
+    cells[:, 4] *= factor * factor  # squared weights; row counts stay
+    scalars = state.scalars.copy()
+    scalars[:, :2] *= factor  # score sums; the prediction range stays
+    return state._replace(
+        cells=cells,
+        kernel=None if state.kernel is None else state.kernel * factor,
+        scalars=scalars,
+        full=state.full * factor,
+        exponent=exponent,
+    )
 
 
 def _combined(a, b):
@@ -887,16 +885,15 @@ def _combined(a, b):
             f"{b.reduction!r} views of another; set reduction=... explicitly."
         )
     exponent = max(a.exponent, b.exponent)
-    (ta, sa, fa), (tb, sb, fb) = (_rescaled(s, exponent) for s in (a, b))
-    scalars = sa + sb
-    scalars[:, 2] = np.minimum(sa[:, 2], sb[:, 2])
-    scalars[:, 3] = np.maximum(sa[:, 3], sb[:, 3])
+    a, b = _rescaled(a, exponent), _rescaled(b, exponent)
+    scalars = a.scalars + b.scalars
+    scalars[:, 2] = np.minimum(a.scalars[:, 2], b.scalars[:, 2])
+    scalars[:, 3] = np.maximum(a.scalars[:, 3], b.scalars[:, 3])
     return a._replace(
         classes=classes,
-        cells=ta["cells"] + tb["cells"],
-        kernel=ta["kernel"] + tb["kernel"] if "kernel" in ta else None,
+        cells=a.cells + b.cells,
+        kernel=None if a.kernel is None else a.kernel + b.kernel,
         scalars=scalars,
-        full=fa + fb,
+        full=a.full + b.full,
         n_samples=a.n_samples + b.n_samples,
-        exponent=exponent,
     )

@@ -11,13 +11,10 @@ CalibrationSummary` applies them view by view.
 
 import numpy as np
 
-from skcal._utils._bins import BinSums
+from skcal._utils._bins import BinSums, weighted_quantile_edges
 from skcal._utils._cumulative import range_with_zero
+from skcal.metrics._proper import LOSSES, binary_score
 from skcal.metrics._smooth_calibration import _lipschitz_dual
-
-# Relative tolerance on cumulative weights when locating quantile levels, as
-# for the in-memory quantile bins.
-_QUANTILE_RTOL = 1e-10
 
 
 def bin_starts(weight, n_bins, strategy):
@@ -49,10 +46,10 @@ def bin_starts(weight, n_bins, strategy):
             )
         starts = np.arange(n_bins) * (n_cells // n_bins)
     else:
-        cumulative = np.cumsum(weight)
-        levels = np.arange(1, n_bins, dtype=np.float64) / n_bins
-        targets = cumulative[-1] * levels * (1.0 - _QUANTILE_RTOL)
-        ends = np.searchsorted(cumulative, targets, side="left") + 1
+        # The in-memory rule, on the cells: the cell whose cumulative weight
+        # first reaches each level ends a bin.
+        cell = np.arange(n_cells, dtype=np.float64)
+        ends = weighted_quantile_edges(cell, weight, n_bins).astype(np.intp) + 1
         starts = np.unique(np.concatenate(([0], ends[ends < n_cells])))
     edges = np.append(starts, n_cells) / n_cells
     return starts, edges
@@ -64,6 +61,34 @@ def bin_sums_of_cells(cells, starts):
     with np.errstate(invalid="ignore", divide="ignore"):
         n_effective = np.where(weight > 0, weight**2 / weight_sq, 0.0)
     return BinSums(weight, sum_p, sum_y, n_rows, n_effective)
+
+
+def view_scalars(y, p, sample_weight, scores):
+    """A view's sums of the Brier and log scores, and its prediction range.
+
+    ``[brier, log, p_min, p_max]`` over the rows of positive weight, the
+    scores those of :func:`~skcal.metrics._proper.binary_score` (zero
+    without ``scores``).
+    """
+    kept = p if sample_weight is None else p[sample_weight > 0]
+    sums = [0.0, 0.0]
+    if scores:
+        sums = [
+            positive_total(binary_score(y, p, loss), sample_weight) for loss in LOSSES
+        ]
+    return np.array([*sums, kept.min(), kept.max()])
+
+
+def positive_total(values, sample_weight):
+    """``sum w_i v_i`` over the rows of positive weight (``sum v_i`` unweighted).
+
+    Rows of zero weight are left out rather than multiplied by 0, which
+    would turn an infinite log score into NaN.
+    """
+    if sample_weight is None:
+        return float(values.sum())
+    kept = sample_weight > 0
+    return float(np.dot(values[kept], sample_weight[kept]))
 
 
 def residual_parts(cells):
