@@ -31,12 +31,13 @@ def test_the_recipe_is_found():
 
 
 @pytest.mark.slow
+@pytest.mark.skipif(
+    shutil.which("java") is None, reason="Spark runs on the JVM: no Java runtime here"
+)
 # PySpark warns that it has not caught up with pandas 3; the recipe works.
 @pytest.mark.filterwarnings("ignore:PySpark does not yet fully support:FutureWarning")
 def test_spark_recipe():
-    pytest.importorskip("pyspark")
-    if shutil.which("java") is None:
-        pytest.skip("no Java runtime")
+    pytest.importorskip("pyspark", reason="the Spark recipe needs PySpark")
     from pyspark.sql import SparkSession
 
     namespace = {}
