@@ -66,6 +66,22 @@ def _files(pattern):
     return files
 
 
+def _stem(pattern):
+    """The name of the outputs: a file's stem, a directory's name, or for a
+    glob the name of the folder above its first wildcard.
+
+    Examples
+    --------
+    >>> _stem("logs/2026-11-*.parquet"), _stem("runs/day.parquet"), _stem("logs/")
+    ('logs', 'day', 'logs')
+    """
+    parts = Path(pattern).parts
+    wild = next((i for i, part in enumerate(parts) if glob.has_magic(part)), None)
+    if wild is None:
+        return Path(pattern).stem or "predictions"
+    return Path(*parts[:wild]).name if wild else "predictions"
+
+
 def _check_request(args):
     """Refuse what a streamed report cannot do, and the columns it reads."""
     if args.predicted is not None or args.confidence is not None:
@@ -225,7 +241,7 @@ def run_streamed_report(args):
     """
     _check_request(args)
     files = _files(args.predictions)
-    stem = Path(args.predictions.rstrip("/*")).stem or "predictions"
+    stem = _stem(args.predictions)
     outputs = None
     if args.out is not None:
         folder = Path(args.out)

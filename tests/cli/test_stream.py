@@ -48,6 +48,9 @@ def test_streamed_report_equals_the_in_memory_measures(capsys, tmp_path, parts, 
     assert status == 0
     assert f"{len(frame)} samples" in out
     (table,) = (tmp_path / "out").glob("*-calibration.csv")
+    assert (
+        table.name == ("part-0" if how == "one file" else "preds") + "-calibration.csv"
+    )
     values = _values(table)
     y, p = frame["y"].to_numpy(), frame["p"].to_numpy()
     assert values["expected_calibration_error"] == pytest.approx(
