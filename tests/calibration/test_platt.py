@@ -270,6 +270,27 @@ def test_probabilities_zero_and_one(global_random_seed):
     assert_allclose(proba[3:], proba[4], rtol=1e-12)
 
 
+def test_probabilities_are_mapped_on_their_log_odds(global_random_seed):
+    """Check that probabilities are recalibrated on their log-odds by default.
+
+    Calibrated probabilities then keep a near-identity map (slope 1,
+    intercept 0), which a sigmoid of the probabilities themselves (scikit-learn's
+    choice, ``input="logit"`` here) cannot represent.
+    """
+    rng = np.random.RandomState(global_random_seed)
+    p = rng.beta(0.5, 0.5, size=20_000)
+    y = (rng.uniform(size=p.shape[0]) < p).astype(int)
+    log_odds = PlattRecalibrator().fit(p, y)
+    assert log_odds.input_ == "probability"
+    assert_allclose(log_odds.coef_, [1.0], atol=0.05)
+    assert_allclose(log_odds.intercept_, [0.0], atol=0.05)
+    raw = PlattRecalibrator(input="logit").fit(p, y)
+    assert raw.input_ == "logit"
+    mapped = log_odds.predict_proba(p)[:, 1]
+    assert np.abs(mapped - p).max() < 0.02
+    assert np.abs(raw.predict_proba(p)[:, 1] - p).max() > 0.05
+
+
 # ---------------------------------------------------------------------------
 # Weights
 # ---------------------------------------------------------------------------
