@@ -96,8 +96,9 @@ def all_recalibrators() -> list[tuple[str, type]]:
     Examples
     --------
     >>> from skcal.discovery import all_recalibrators
-    >>> [name for name, _ in all_recalibrators()][:2]
-    ['HistogramBinningRecalibrator', 'IsotonicRecalibrator']
+    >>> recalibrators = dict(all_recalibrators())
+    >>> recalibrators["PlattRecalibrator"].__name__
+    'PlattRecalibrator'
     """
     from skcal.calibration._base import BaseRecalibrator
 

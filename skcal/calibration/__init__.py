@@ -2,6 +2,7 @@
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+from skcal.calibration._centered_isotonic import CenteredIsotonicRecalibrator
 from skcal.calibration._cross_fit import RecalibratedClassifierCV
 from skcal.calibration._histogram import HistogramBinningRecalibrator
 from skcal.calibration._isotonic import IsotonicRecalibrator
@@ -11,6 +12,7 @@ from skcal.calibration._platt import PlattRecalibrator
 from skcal.calibration._temperature import TemperatureRecalibrator
 
 __all__ = [
+    "CenteredIsotonicRecalibrator",
     "HistogramBinningRecalibrator",
     "IsotonicRecalibrator",
     "MeanReplacementRecalibrator",

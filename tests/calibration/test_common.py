@@ -24,6 +24,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 import skcal.calibration
 from skcal._param_validation import InvalidParameterError
 from skcal.calibration import (
+    CenteredIsotonicRecalibrator,
     HistogramBinningRecalibrator,
     IsotonicRecalibrator,
     MeanReplacementRecalibrator,
@@ -527,6 +528,7 @@ WEIGHT_SCALE_DEPENDENT = {
 # Recalibrators of decision values whose predictions do not depend on the
 # scale of the scores (the others map probabilities of the scores).
 SCORE_SCALE_INVARIANT = [
+    CenteredIsotonicRecalibrator,
     IsotonicRecalibrator,
     MeanReplacementRecalibrator,
     ModifiedPlattRecalibrator,

@@ -31,6 +31,7 @@ from sklearn.preprocessing import StandardScaler
 
 from skcal._param_validation import InvalidParameterError
 from skcal.calibration import (
+    CenteredIsotonicRecalibrator,
     HistogramBinningRecalibrator,
     IsotonicRecalibrator,
     MeanReplacementRecalibrator,
@@ -44,6 +45,7 @@ RECALIBRATORS = [
     IsotonicRecalibrator(),
     IsotonicRecalibrator(multiclass="top_label", interpolation="step"),
     HistogramBinningRecalibrator(n_bins=5),
+    CenteredIsotonicRecalibrator(),
     PlattRecalibrator(),
     ModifiedPlattRecalibrator(n_bootstrap=20, random_state=0),
     MeanReplacementRecalibrator(),
