@@ -10,6 +10,7 @@ from skcal.calibration._mean_replacement import MeanReplacementRecalibrator
 from skcal.calibration._modified_platt import ModifiedPlattRecalibrator
 from skcal.calibration._platt import PlattRecalibrator
 from skcal.calibration._temperature import TemperatureRecalibrator
+from skcal.calibration._venn_abers import VennAbersRecalibrator
 
 __all__ = [
     "CenteredIsotonicRecalibrator",
@@ -20,4 +21,5 @@ __all__ = [
     "PlattRecalibrator",
     "RecalibratedClassifierCV",
     "TemperatureRecalibrator",
+    "VennAbersRecalibrator",
 ]

@@ -183,6 +183,15 @@ class BaseRecalibrator(
     def _predict_proba_scores(self, X, scores):
         """Calibrated probabilities, ``(n_samples, n_classes)``, of validated scores."""
 
+    @classmethod
+    def _ensemble_proba(cls, recalibrators, X):
+        """Probabilities of fitted recalibrators of this class, combined: their mean.
+
+        :class:`RecalibratedClassifierCV` combines its folds with it; a method
+        with a rule of its own (cross Venn-Abers) overrides it.
+        """
+        return sum(r.predict_proba(X) for r in recalibrators) / len(recalibrators)
+
     # --- shared machinery ----------------------------------------------------
 
     def _raw_scores(self, X, *, reset):

@@ -138,10 +138,12 @@ class RecalibratedClassifierCV(
     classifier is fitted on the training part of each fold and the
     recalibrator on the classifier's scores for the held-out part. With
     ``ensemble=True`` each fold keeps its (classifier, recalibrator) pair and
-    the predicted probabilities are their mean; with ``ensemble=False`` the
-    held-out scores of all folds are pooled to fit one recalibrator, and the
-    classifier is refitted on all the data. For an already fitted
-    classifier, give it to a recalibrator directly instead.
+    the predicted probabilities are their mean (with
+    :class:`VennAbersRecalibrator`, their cross Venn-Abers combination, see
+    its Notes); with ``ensemble=False`` the held-out scores of all folds are
+    pooled to fit one recalibrator, and the classifier is refitted on all
+    the data. For an already fitted classifier, give it to a recalibrator
+    directly instead.
 
     Read more in the :ref:`User Guide <cross_fitting>`.
 
@@ -165,8 +167,9 @@ class RecalibratedClassifierCV(
         for folds that miss a class.
     ensemble : bool, default=True
         Keep one (classifier, recalibrator) pair per fold and average their
-        probabilities, or pool the out-of-fold scores for one recalibrator
-        and refit the classifier on all the data.
+        probabilities (cross Venn-Abers combines Venn-Abers pairs instead),
+        or pool the out-of-fold scores for one recalibrator and refit the
+        classifier on all the data.
     n_jobs : int or None, default=None
         Number of folds fitted in parallel (joblib); None means 1.
 
@@ -468,16 +471,17 @@ class RecalibratedClassifierCV(
         Returns
         -------
         proba : ndarray of shape (n_samples, n_classes)
-            The mean of the folds' recalibrated probabilities
-            (``ensemble=True``), or the recalibrated probabilities of the
+            The mean of the folds' recalibrated probabilities, or their
+            cross Venn-Abers combination for :class:`VennAbersRecalibrator`
+            (``ensemble=True``); or the recalibrated probabilities of the
             refitted classifier.
         """
         check_is_fitted(self)
         if self.ensemble:
-            proba = self.calibrated_classifiers_[0].predict_proba(X)
-            for recal in self.calibrated_classifiers_[1:]:
-                proba = proba + recal.predict_proba(X)
-            return proba / len(self.calibrated_classifiers_)
+            recals = self.calibrated_classifiers_
+            # The recalibrator's class says how folds combine: the mean, or
+            # (Venn-Abers) the cross Venn-Abers rule.
+            return type(recals[0])._ensemble_proba(recals, X)
         (recal,) = self.calibrated_classifiers_
         scores, _ = classifier_scores(self.estimator_, X, recal.response_method)
         return recal.predict_proba(scores)

@@ -32,6 +32,7 @@ from skcal.calibration import (
     PlattRecalibrator,
     RecalibratedClassifierCV,
     TemperatureRecalibrator,
+    VennAbersRecalibrator,
 )
 from skcal.discovery import all_recalibrators
 
@@ -524,6 +525,10 @@ WEIGHT_SCALE_DEPENDENT = {
         "samples, as scikit-learn's do"
     ),
     ModifiedPlattRecalibrator: "Platt's targets, as PlattRecalibrator",
+    VennAbersRecalibrator: (
+        "the test object counts as one sample in the units of the weights, "
+        "which count as repetitions"
+    ),
 }
 # Recalibrators of decision values whose predictions do not depend on the
 # scale of the scores (the others map probabilities of the scores).
@@ -534,6 +539,7 @@ SCORE_SCALE_INVARIANT = [
     ModifiedPlattRecalibrator,
     PlattRecalibrator,
     TemperatureRecalibrator,
+    VennAbersRecalibrator,
 ]
 
 
