@@ -4,8 +4,10 @@
 
 from skcal.calibration._centered_isotonic import CenteredIsotonicRecalibrator
 from skcal.calibration._cross_fit import RecalibratedClassifierCV
+from skcal.calibration._ensemble_temperature import EnsembleTemperatureRecalibrator
 from skcal.calibration._histogram import HistogramBinningRecalibrator
 from skcal.calibration._isotonic import IsotonicRecalibrator
+from skcal.calibration._kernel_smoothing import KernelSmoothingRecalibrator
 from skcal.calibration._mean_replacement import MeanReplacementRecalibrator
 from skcal.calibration._modified_platt import ModifiedPlattRecalibrator
 from skcal.calibration._platt import PlattRecalibrator
@@ -14,8 +16,10 @@ from skcal.calibration._venn_abers import VennAbersRecalibrator
 
 __all__ = [
     "CenteredIsotonicRecalibrator",
+    "EnsembleTemperatureRecalibrator",
     "HistogramBinningRecalibrator",
     "IsotonicRecalibrator",
+    "KernelSmoothingRecalibrator",
     "MeanReplacementRecalibrator",
     "ModifiedPlattRecalibrator",
     "PlattRecalibrator",

@@ -110,6 +110,47 @@ def _newton_on_beta(derivatives):
     return beta
 
 
+def fit_temperature(logits, y, sample_weight, loss):
+    """The temperature minimising the mean log loss or Brier score of the logits.
+
+    Parameters
+    ----------
+    logits : ndarray of shape (n_samples, n_classes)
+        Logits whose softmax is the prediction.
+    y : ndarray of int of shape (n_samples,)
+        The column of the true class of each row.
+    sample_weight : ndarray of shape (n_samples,) or None
+        Non-negative weights.
+    loss : {"log", "brier"}
+        The loss minimised (see :class:`TemperatureRecalibrator`).
+
+    Returns
+    -------
+    temperature : float
+        The fitted :math:`T > 0`.
+    """
+    # The temperature is a scale of the logits: it is searched for on logits
+    # divided by an exact power of two near their spread, so that its range
+    # and arithmetic follow them at every scale.
+    spread = power_of_two_scale(logits - logits.max(axis=1, keepdims=True))
+    logits = logits / spread
+    sample_weight = normalized_weights(sample_weight)
+    if loss == "log":
+        return float(spread / _log_loss_beta(logits, y, sample_weight))
+    # The Brier score need not be unimodal in log(1/T): a coarse grid first
+    # brackets its smallest value.
+    mean_brier = _brier_loss(logits, y, sample_weight)
+    grid = np.linspace(-_LOG_BETA_BOUND, _LOG_BETA_BOUND, _BRIER_GRID)
+    best = int(np.argmin([mean_brier(g) for g in grid]))
+    result = minimize_scalar(
+        mean_brier,
+        bounds=(grid[max(best - 1, 0)], grid[min(best + 1, _BRIER_GRID - 1)]),
+        method="bounded",
+        options={"xatol": 64 * np.finfo(np.float64).eps},
+    )
+    return float(spread * math.exp(-result.x))
+
+
 @fill_doc
 class TemperatureRecalibrator(BaseRecalibrator):
     r"""Recalibrate by dividing every logit by one temperature.
@@ -210,27 +251,7 @@ class TemperatureRecalibrator(BaseRecalibrator):
 
     def _fit_scores(self, X, scores, y, sample_weight):
         logits = score_log_probabilities(scores)
-        # The temperature is a scale of the logits: it is searched for on
-        # logits divided by an exact power of two near their spread, so that
-        # its range and arithmetic follow them at every scale.
-        spread = power_of_two_scale(logits - logits.max(axis=1, keepdims=True))
-        logits = logits / spread
-        sample_weight = normalized_weights(sample_weight)
-        if self.loss == "log":
-            self.temperature_ = spread / _log_loss_beta(logits, y, sample_weight)
-            return
-        # The Brier score need not be unimodal in log(1/T): a coarse grid
-        # first brackets its smallest value.
-        mean_brier = _brier_loss(logits, y, sample_weight)
-        grid = np.linspace(-_LOG_BETA_BOUND, _LOG_BETA_BOUND, _BRIER_GRID)
-        best = int(np.argmin([mean_brier(g) for g in grid]))
-        result = minimize_scalar(
-            mean_brier,
-            bounds=(grid[max(best - 1, 0)], grid[min(best + 1, _BRIER_GRID - 1)]),
-            method="bounded",
-            options={"xatol": 64 * np.finfo(np.float64).eps},
-        )
-        self.temperature_ = float(spread * math.exp(-result.x))
+        self.temperature_ = fit_temperature(logits, y, sample_weight, self.loss)
 
     def _predict_proba_scores(self, X, scores):
         return softmax(score_log_probabilities(scores) / self.temperature_, axis=1)
