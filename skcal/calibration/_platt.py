@@ -11,20 +11,9 @@ from scipy.special import expit
 
 from skcal._docstrings import fill_doc
 from skcal._typing import ArrayLike
+from skcal._utils._logistic import fit_logistic
 from skcal._utils._scaling import normalized_weights, power_of_two_scale
 from skcal.calibration._base import BinaryMapRecalibrator
-
-# Newton's method stops when the largest component of the gradient of the
-# mean loss is below this, or after _MAX_ITER iterations.
-_GTOL = 1e-12
-_MAX_ITER = 100
-# ... or when Newton's decrement (the decrease a full step promises) is this
-# small relative to the loss.
-_DECREMENT_RTOL = 1e-14
-# Lin, Lin and Weng's ridge added to the Hessian, and the smallest step of the
-# backtracking line search.
-_RIDGE = 1e-12
-_MIN_STEP = 1e-10
 
 
 class Sigmoid(NamedTuple):
@@ -65,20 +54,14 @@ def platt_targets(y, sample_weight):
     return targets, float(np.logaddexp(log_pos, 0.0) - np.logaddexp(log_neg, 0.0))
 
 
-def _mean_log_loss(f, t, w, total):
-    """Mean of ``log(1 + e^f) - t f``, the logistic loss of targets ``t``."""
-    return float(np.dot(w, np.logaddexp(0.0, f) - t * f)) / total
-
-
 def fit_sigmoid(x, y, sample_weight=None):
     r"""Fit Platt's sigmoid ``expit(a x + b)`` by Newton's method.
 
     Minimises the weighted logistic loss of Platt's smoothed targets with the
     Newton iteration and backtracking line search of Lin, Lin and Weng
-    (2007), on the centred and scaled feature (which leaves the fitted map
-    unchanged and keeps the Hessian well conditioned). The losses are
-    computed as ``log(1 + e^f) - t f`` with ``logaddexp``, which neither
-    overflows nor cancels.
+    (2007) (:func:`~skcal._utils._logistic.fit_logistic`), on the centred
+    and scaled feature (which leaves the fitted map unchanged and keeps the
+    Hessian well conditioned).
 
     Parameters
     ----------
@@ -113,36 +96,10 @@ def fit_sigmoid(x, y, sample_weight=None):
     mean = float(np.dot(w, x)) / total
     scale = float(np.sqrt(np.dot(w, (x - mean) ** 2) / total))
     z = (x - mean) / scale
-    theta = np.array([0.0, prior])
-    f = theta[1] + theta[0] * z
-    loss = _mean_log_loss(f, t, w, total)
-    for _ in range(_MAX_ITER):
-        p = expit(f)
-        d = w * (p - t)
-        grad = np.array([np.dot(d, z), d.sum()]) / total
-        if np.max(np.abs(grad)) < _GTOL:
-            break
-        v = w * p * (1.0 - p)
-        h_zz, h_z, h_1 = np.dot(v, z * z), np.dot(v, z), v.sum()
-        hessian = np.array([[h_zz, h_z], [h_z, h_1]]) / total + _RIDGE * np.eye(2)
-        direction = -np.linalg.solve(hessian, grad)
-        slope = float(grad @ direction)
-        if -slope <= _DECREMENT_RTOL * abs(loss):
-            # Newton's decrement is at the rounding floor of the loss: one
-            # last full step, then the line search could only chase rounding.
-            theta = theta + direction
-            break
-        step = 1.0
-        while step >= _MIN_STEP:
-            candidate = theta + step * direction
-            f_new = candidate[1] + candidate[0] * z
-            new_loss = _mean_log_loss(f_new, t, w, total)
-            if new_loss <= loss + 1e-4 * step * slope:
-                break
-            step /= 2.0
-        if step < _MIN_STEP:
-            break
-        theta, f, loss = candidate, f_new, new_loss
+    fit = fit_logistic(
+        np.column_stack([z, np.ones_like(z)]), t, w, start=np.array([0.0, prior])
+    )
+    theta = fit.coef
     coef = theta[0] / scale
     return Sigmoid(float(coef / exact), float(theta[1] - coef * mean))
 

@@ -33,6 +33,7 @@ from skcal.calibration import (
     ModifiedPlattRecalibrator,
     PlattRecalibrator,
     RecalibratedClassifierCV,
+    SplineRecalibrator,
     TemperatureRecalibrator,
     VennAbersRecalibrator,
 )
@@ -546,6 +547,10 @@ WEIGHT_SCALE_DEPENDENT = {
         "samples, as scikit-learn's do"
     ),
     ModifiedPlattRecalibrator: "Platt's targets, as PlattRecalibrator",
+    SplineRecalibrator: (
+        "weights count samples: the AIC's 2 edf is not scaled with the weighted "
+        "deviance, and the penalty weighs against the sum of the weights"
+    ),
     VennAbersRecalibrator: (
         "the test object counts as one sample in the units of the weights, "
         "which count as repetitions"
@@ -559,6 +564,7 @@ SCORE_SCALE_INVARIANT = [
     MeanReplacementRecalibrator,
     ModifiedPlattRecalibrator,
     PlattRecalibrator,
+    SplineRecalibrator,
     TemperatureRecalibrator,
     VennAbersRecalibrator,
 ]
