@@ -1,48 +1,99 @@
-"""Time every recalibrator's fit + predict_proba against CalibratedClassifierCV.
+"""Benchmark every recalibrator: quality on real and scikit-learn data, and speed.
 
-Both libraries recalibrate the same frozen classifier on the same data in one
-run: ``CalibratedClassifierCV(FrozenEstimator(clf), method=...)`` for the
-methods scikit-learn has (``isotonic``, ``sigmoid``, ``temperature``) and the
-matching skcal recalibrator with ``estimator=FrozenEstimator(clf)``. The
-classifier costs nothing: ``X`` holds the scores themselves and the
-classifier's ``decision_function`` (or ``predict_proba``) returns ``X`` as it
-is, so both libraries receive identical scores and the time is that of the
-recalibration alone. Predictions are made on the calibration set.
+Two parts, in one run (``--part`` runs one of them).
 
-* binary: ``--n-binary`` (default 10**6) decision values, and their
-  probabilities (a classifier with ``predict_proba`` only);
-* multiclass: ``--n-multi`` x ``--n-classes`` (default 10**5 x 100) logits,
-  and their softmax.
+**Part 1, the arena** (``benchmarks/_arena.py`` says how, in detail). In the
+spirit of CalArena (probkit: some 1,800 recalibration experiments ranked on
+log loss), every recalibrator skcal has (and its ``multiclass="ovr"`` and
+``"top_label"`` variants) is fitted and scored on:
 
-Each row prints the median time (over ``--repeat`` runs) of fit and of
-predict_proba for skcal, for scikit-learn, and for skcal fed the score array
-directly (``estimator=None``); the ratio skcal / scikit-learn of fit +
-predict_proba (target <= 1.2); and the largest absolute difference of the two
-libraries' predict_proba, which shows they compute the same map. Histogram
-binning, modified Platt and mean replacement have no scikit-learn counterpart:
-only their own times are printed.
+* the real outputs of ``skcal.datasets``: each network's softmax matrix
+  (multiclass) and its top-label view (confidence against correctness,
+  binary), and the two top-label logs (binary); fit on the first half and
+  test on the second, and the reverse;
+* scikit-learn data sets (breast cancer, digits and generated ones; the
+  covertype data only when cached, as nothing is downloaded) with three base
+  models (Gaussian naive Bayes, random forest, logistic regression) through
+  ``RecalibratedClassifierCV(base, recalibrator, cv=5)``, fitted on a
+  stratified half and scored on the other, over ``--splits`` random splits.
 
-Configurations matched to scikit-learn: on probabilities scikit-learn fits its
-sigmoid on the probabilities themselves, so Platt runs with ``input="logit"``
-there (which reads the values as they are); scikit-learn's binary temperature
-scaling uses the logits ``(-s, s)`` and skcal ``(0, s)``, which give the same
-probabilities at the optimum. The optimisers differ (scikit-learn's sigmoid
-stops at a gradient of 1e-6), and scikit-learn takes ``log(p + 1e-12)`` of
-probabilities where skcal clips them, so the outputs differ by rounding and
-optimiser tolerance only (below 1e-6 at the default sizes).
+On the test part: log loss, Brier score, ECE and SmoothECE (top-label for
+multiclass problems, the package's default). It prints one line per
+experiment, then for binary and multiclass problems separately a ranking
+table (mean rank on each measure, "none" = no recalibration as a baseline
+row, share of first places, median change of log loss, failures, time) and
+the pairwise win rates on log loss, and names the method with the best mean
+log-loss rank. ``--out FILE`` writes every (experiment, method) row as CSV.
+Recalibrators that are not in skcal yet (being written) are skipped with a
+printed line and picked up once their module exists.
 
-Run as ``python benchmarks/bench_recalibrators.py [--n-binary N] [--n-multi N]
-[--n-classes K] [--repeat R] [--quick] [--only METHOD ...] [--data SET ...]``.
+**Part 2, speed against references**, on the same kind of scores at
+``--n-binary`` (default 10**5) binary and ``--n-multi`` x ``--n-classes``
+(default 10**4 x 10 and 100) multiclass samples:
+
+* scikit-learn's ``CalibratedClassifierCV`` (as before). Both libraries
+  recalibrate the same frozen classifier on the same data:
+  ``CalibratedClassifierCV(FrozenEstimator(clf), method=...)`` for the
+  methods scikit-learn has (``isotonic``, ``sigmoid``, ``temperature``) and
+  the matching skcal recalibrator with ``estimator=FrozenEstimator(clf)``.
+  The classifier costs nothing: ``X`` holds the scores themselves and the
+  classifier's ``decision_function`` (or ``predict_proba``) returns ``X`` as
+  it is, so both libraries receive identical scores and the time is that of
+  the recalibration alone. Predictions are made on the calibration set. Each
+  row prints the median time (over ``--repeat`` runs) of fit and of
+  predict_proba for skcal, for scikit-learn, and for skcal fed the score
+  array directly (``estimator=None``); the ratio skcal / scikit-learn of fit
+  + predict_proba (target <= 1.2); and the largest absolute difference of the
+  two libraries' predict_proba, which shows they compute the same map.
+  Histogram binning, modified Platt and mean replacement have no
+  scikit-learn counterpart: only their own times are printed.
+  Configurations matched to scikit-learn: on probabilities scikit-learn fits
+  its sigmoid on the probabilities themselves, so Platt runs with
+  ``input="logit"`` there (which reads the values as they are);
+  scikit-learn's binary temperature scaling uses the logits ``(-s, s)`` and
+  skcal ``(0, s)``, which give the same probabilities at the optimum. The
+  optimisers differ (scikit-learn's sigmoid stops at a gradient of 1e-6), and
+  scikit-learn takes ``log(p + 1e-12)`` of probabilities where skcal clips
+  them, so the outputs differ by rounding and optimiser tolerance only.
+* the reference packages, each where it computes the same kind of map
+  (``benchmarks/_references.py``): betacal and netcal (beta calibration),
+  cir_model (centered isotonic), splinecalib (spline), venn_abers and mapie
+  (Venn-Abers), netcal (temperature, logistic = Platt / vector scaling,
+  histogram binning, isotonic), relplot (kernel smoothing at the SmoothECE
+  bandwidth) and scikit-learn's unpenalised multinomial logistic regression
+  on log-probabilities (Dirichlet) and on logits (matrix scaling). Same
+  columns; target: skcal no slower (ratio <= 1). A reference that is not
+  installed is skipped with a printed line.
+
+Run as ``python benchmarks/bench_recalibrators.py [--part {all,arena,timing}]
+[--quick] [--splits S] [--out FILE] [--n-binary N] [--n-multi N]
+[--n-classes K ...] [--repeat R] [--only NAME ...] [--data SET ...]``.
+``--quick`` is a smoke run of about a minute; the default run takes some
+15 minutes on two cores. ``--only`` keeps the methods whose label contains
+one of the words (any case), ``--data`` the CalibratedClassifierCV score sets.
 """
 
 # SPDX-License-Identifier: BSD-3-Clause
 
 import argparse
+import itertools
 import time
 import warnings
 from functools import partial
 
 import numpy as np
+from _arena import (
+    build_methods,
+    print_ranking,
+    print_win_rates,
+    ranking,
+    real_experiments,
+    run_arena,
+    selected,
+    sklearn_experiments,
+    write_csv,
+)
+from _references import run_references, time_fit_predict
 from scipy.special import expit, softmax
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.calibration import CalibratedClassifierCV
@@ -110,29 +161,6 @@ def multiclass_data(n, n_classes, rng):
     return logits, softmax(logits, axis=1), y
 
 
-def time_fit_predict(factories, X, y, repeat):
-    """Median fit and predict_proba seconds of each factory's fresh estimators.
-
-    The factories take turns within each repeat, so that a change of load
-    on the machine hits them alike. Returns one ``(fit, predict, proba)``
-    per factory, ``proba`` from its last run.
-    """
-    times = np.zeros((len(factories), 2, repeat))
-    probas = [None] * len(factories)
-    for r in range(repeat):
-        for i, make in enumerate(factories):
-            estimator = make()
-            start = time.perf_counter()
-            estimator.fit(X, y)
-            middle = time.perf_counter()
-            probas[i] = estimator.predict_proba(X)
-            times[i, :, r] = middle - start, time.perf_counter() - middle
-    medians = np.median(times, axis=2)
-    return [
-        (fit, predict, p) for (fit, predict), p in zip(medians, probas, strict=True)
-    ]
-
-
 def cases(kind):
     """Rows for scores of ``kind``: (name, skcal factory, sklearn method or None).
 
@@ -156,7 +184,7 @@ def run_block(title, X, y, kind, repeat, only):
     frozen = FrozenEstimator(model().fit(X, y))
     print(f"{title}, median of {repeat}")
     for name, make, method in cases(kind):
-        if only and name not in only:
+        if not selected(name, only):
             continue
         factories = [partial(make, frozen), partial(make, None)]
         if method is not None:
@@ -178,29 +206,10 @@ def run_block(title, X, y, kind, repeat, only):
         print(line, flush=True)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n-binary", type=int, default=10**6)
-    parser.add_argument("--n-multi", type=int, default=10**5)
-    parser.add_argument("--n-classes", type=int, default=100)
-    parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument(
-        "--quick", action="store_true", help="small sizes, one run (a smoke test)"
-    )
-    parser.add_argument("--only", nargs="*", help="names of methods to run")
-    parser.add_argument(
-        "--data",
-        nargs="*",
-        choices=["binary-logit", "binary-proba", "multi-logit", "multi-proba"],
-        help="score sets to run (default: all four)",
-    )
-    args = parser.parse_args()
-    if args.quick:
-        args.n_binary, args.n_multi, args.n_classes = 10_000, 1_000, 5
-        args.repeat = 1
-
+def run_sklearn_blocks(args, data):
+    """The CalibratedClassifierCV comparison on every requested score set."""
     print(
-        "times in ms; skcal with FrozenEstimator(clf) (fit, predict_proba), "
+        "\ntimes in ms; skcal with FrozenEstimator(clf) (fit, predict_proba), "
         "skcal with estimator=None\n(fit + predict_proba), scikit-learn "
         "CalibratedClassifierCV(FrozenEstimator(clf)) (fit, predict_proba);\n"
         "ratio = skcal / scikit-learn of fit + predict_proba (target <= 1.2); "
@@ -210,27 +219,94 @@ def main():
         f"  {'method':16s} {'skcal fit':>9s} {'predict':>8s} {'X=scores':>9s} "
         f"{'sk fit':>9s} {'predict':>8s} {'ratio':>7s} {'max|diff|':>9s}"
     )
-    rng = np.random.default_rng(0)
-    binary = binary_data(args.n_binary, rng)
-    multi = multiclass_data(args.n_multi, args.n_classes, rng)
+    s, p, y = data["binary"]
     blocks = {
-        "binary-logit": ("decision values", binary[0], binary[2], "logit"),
-        "binary-proba": ("probabilities", binary[1], binary[2], "probability"),
-        "multi-logit": ("logits", multi[0], multi[2], "logit"),
-        "multi-proba": ("probabilities", multi[1], multi[2], "probability"),
+        "binary-logit": [(f"binary, n = {len(y):,}, decision values", s, y, "logit")],
+        "binary-proba": [
+            (f"binary, n = {len(y):,}, probabilities", p, y, "probability")
+        ],
+        "multi-logit": [],
+        "multi-proba": [],
     }
+    for k in args.n_classes:
+        logits, proba, y = data["multi", k]
+        title = f"multiclass, n = {len(y):,} x {k} classes"
+        blocks["multi-logit"].append((f"{title}, logits", logits, y, "logit"))
+        blocks["multi-proba"].append(
+            (f"{title}, probabilities", proba, y, "probability")
+        )
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         for block in args.data or list(blocks):
-            label, X, y, kind = blocks[block]
-            if block.startswith("binary"):
-                title = f"binary, n = {args.n_binary:,}, {label}"
-            else:
-                title = (
-                    f"multiclass, n = {args.n_multi:,} x {args.n_classes} classes, "
-                    f"{label}"
-                )
-            run_block(title, X, y, kind, args.repeat, args.only)
+            for title, X, y, kind in blocks[block]:
+                run_block(title, X, y, kind, args.repeat, args.only)
+
+
+def timing_part(args):
+    """Part 2: fit + predict times against CalibratedClassifierCV and references."""
+    print("\n=== Part 2: speed against scikit-learn and the reference implementations")
+    rng = np.random.default_rng(0)
+    data = {"binary": binary_data(args.n_binary, rng)}
+    for k in args.n_classes:
+        data["multi", k] = multiclass_data(args.n_multi, k, rng)
+    run_sklearn_blocks(args, data)
+    run_references(data, args.n_classes, args.repeat, args.only, args.quick)
+
+
+def arena_part(args):
+    """Part 1: every recalibrator on every data set, ranked."""
+    print("=== Part 1: the arena (lower is better for every measure)")
+    binary, multiclass = build_methods(args.only)
+    print(f"  {len(binary)} binary and {len(multiclass)} multiclass methods, plus none")
+    experiments = itertools.chain(
+        real_experiments(args.quick),
+        sklearn_experiments(args.quick, args.splits),
+    )
+    results = run_arena(experiments, binary, multiclass)
+    for kept in results.values():
+        if kept.experiments:
+            order = print_ranking(kept)
+            print_win_rates(kept, order)
+    print("\ntry first (the three best mean log-loss ranks):")
+    for kind, kept in results.items():
+        if kept.experiments:
+            rows = [row for row in ranking(kept) if row["method"] != "none"][:3]
+            podium = ", ".join(f"{r['method']} ({r['ranks'][0]:.2f})" for r in rows)
+            print(f"  {kind}: {podium}")
+    if args.out:
+        write_csv(args.out, results)
+        print(f"every (experiment, method) row written to {args.out}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--part", choices=["all", "arena", "timing"], default="all")
+    parser.add_argument("--splits", type=int, default=3, help="random splits")
+    parser.add_argument("--out", help="CSV file for every (experiment, method) row")
+    parser.add_argument("--n-binary", type=int, default=10**5)
+    parser.add_argument("--n-multi", type=int, default=10**4)
+    parser.add_argument("--n-classes", type=int, nargs="+", default=[10, 100])
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument(
+        "--quick", action="store_true", help="small sizes, one run (a smoke test)"
+    )
+    parser.add_argument("--only", nargs="*", help="words of method labels to run")
+    parser.add_argument(
+        "--data",
+        nargs="*",
+        choices=["binary-logit", "binary-proba", "multi-logit", "multi-proba"],
+        help="CalibratedClassifierCV score sets (default: all four)",
+    )
+    args = parser.parse_args()
+    if args.quick:
+        args.n_binary, args.n_multi, args.n_classes = 10_000, 1_000, [5]
+        args.repeat, args.splits = 1, 1
+    start = time.perf_counter()
+    if args.part in {"all", "arena"}:
+        arena_part(args)
+    if args.part in {"all", "timing"}:
+        timing_part(args)
+    print(f"\ntotal wall time {time.perf_counter() - start:.0f} s")
 
 
 if __name__ == "__main__":
