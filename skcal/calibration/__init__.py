@@ -9,6 +9,11 @@ from skcal.calibration._ensemble_temperature import EnsembleTemperatureRecalibra
 from skcal.calibration._histogram import HistogramBinningRecalibrator
 from skcal.calibration._isotonic import IsotonicRecalibrator
 from skcal.calibration._kernel_smoothing import KernelSmoothingRecalibrator
+from skcal.calibration._matrix_scaling import (
+    DirichletRecalibrator,
+    MatrixScalingRecalibrator,
+    VectorScalingRecalibrator,
+)
 from skcal.calibration._mean_replacement import MeanReplacementRecalibrator
 from skcal.calibration._modified_platt import ModifiedPlattRecalibrator
 from skcal.calibration._platt import PlattRecalibrator
@@ -19,15 +24,18 @@ from skcal.calibration._venn_abers import VennAbersRecalibrator
 __all__ = [
     "BetaRecalibrator",
     "CenteredIsotonicRecalibrator",
+    "DirichletRecalibrator",
     "EnsembleTemperatureRecalibrator",
     "HistogramBinningRecalibrator",
     "IsotonicRecalibrator",
     "KernelSmoothingRecalibrator",
+    "MatrixScalingRecalibrator",
     "MeanReplacementRecalibrator",
     "ModifiedPlattRecalibrator",
     "PlattRecalibrator",
     "RecalibratedClassifierCV",
     "SplineRecalibrator",
     "TemperatureRecalibrator",
+    "VectorScalingRecalibrator",
     "VennAbersRecalibrator",
 ]

@@ -35,6 +35,7 @@ from skcal.calibration import (
     RecalibratedClassifierCV,
     SplineRecalibrator,
     TemperatureRecalibrator,
+    VectorScalingRecalibrator,
     VennAbersRecalibrator,
 )
 from skcal.discovery import all_recalibrators
@@ -71,12 +72,14 @@ _SCORE_LEVEL_XFAIL = dict.fromkeys(
         "check_estimators_overwrite_params",
         "check_estimators_pickle",
         "check_n_features_in_after_fitting",
+        "check_non_transformer_estimators_n_iter",
         "check_pipeline_consistency",
         "check_positive_only_tag_during_fit",
         "check_readonly_memmap_input",
         "check_sample_weight_equivalence_on_dense_data",
         "check_transformer_data_not_an_array",
         "check_transformer_general",
+        "check_transformer_n_iter",
         "check_transformer_preserve_dtypes",
     ],
     _SCORE_SHAPE,
@@ -116,6 +119,7 @@ _FROZEN_XFAIL = dict.fromkeys(
         "check_methods_sample_order_invariance",
         "check_methods_subset_invariance",
         "check_n_features_in_after_fitting",
+        "check_non_transformer_estimators_n_iter",
         "check_pipeline_consistency",
         "check_positive_only_tag_during_fit",
         "check_readonly_memmap_input",
@@ -129,6 +133,7 @@ _FROZEN_XFAIL = dict.fromkeys(
         "check_supervised_y_2d",
         "check_transformer_data_not_an_array",
         "check_transformer_general",
+        "check_transformer_n_iter",
         "check_transformer_preserve_dtypes",
     ],
     _FROZEN,
@@ -566,6 +571,7 @@ SCORE_SCALE_INVARIANT = [
     PlattRecalibrator,
     SplineRecalibrator,
     TemperatureRecalibrator,
+    VectorScalingRecalibrator,
     VennAbersRecalibrator,
 ]
 
