@@ -377,7 +377,7 @@ class MatrixScalingRecalibrator(_LinearSoftmaxRecalibrator):
 
 
 @fill_doc
-class DirichletRecalibrator(_LinearSoftmaxRecalibrator):
+class DirichletRecalibrator(MatrixScalingRecalibrator):
     r"""Recalibrate with a linear map of the log-probabilities (Dirichlet calibration).
 
     The calibrated probabilities are
@@ -502,28 +502,6 @@ class DirichletRecalibrator(_LinearSoftmaxRecalibrator):
     [[0.64, 0.16, 0.2], [0.2, 0.59, 0.2]]
     """
 
-    _parameter_constraints: dict = {
-        **_LinearSoftmaxRecalibrator._parameter_constraints,
-        **_OFF_DIAGONAL_CONSTRAINT,
-    }
-
+    # The parameters, their constraints and the fit are matrix scaling's; only
+    # the features differ.
     _features = staticmethod(log_probabilities)
-
-    def __init__(
-        self,
-        estimator: Any = None,
-        *,
-        off_diagonal_penalty: float = 100.0,
-        intercept_penalty: float = 1.0,
-        max_iter: int = 1000,
-        input: Literal["auto", "logit", "probability"] = "auto",
-        response_method: Literal["auto", "decision_function", "predict_proba"] = "auto",
-        classes: ArrayLike | None = None,
-    ) -> None:
-        self.estimator = estimator
-        self.off_diagonal_penalty = off_diagonal_penalty
-        self.intercept_penalty = intercept_penalty
-        self.max_iter = max_iter
-        self.input = input
-        self.response_method = response_method
-        self.classes = classes
