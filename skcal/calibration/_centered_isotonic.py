@@ -16,6 +16,7 @@ from skcal._utils._scaling import (
     normalized_weights,
     power_of_two_scale,
 )
+from skcal._utils._ties import Ties
 from skcal.calibration._base import BinaryMapRecalibrator
 
 # Adjacent block means equal up to this relative difference are tied (and
@@ -32,35 +33,6 @@ class CenteredIsotonicKnots(NamedTuple):
 
     x_: np.ndarray
     y_: np.ndarray
-
-
-def merge_equal_scores(x, y, sample_weight):
-    """Sorted distinct scores, each with its total weight and weighted outcome.
-
-    Parameters
-    ----------
-    x : ndarray of shape (n_samples,)
-        Finite scores.
-    y : ndarray of bool of shape (n_samples,)
-        Outcomes.
-    sample_weight : ndarray of shape (n_samples,) or None
-        Positive weights; None gives every sample weight 1.
-
-    Returns
-    -------
-    scores : ndarray of shape (n_distinct,)
-        The distinct values of ``x``, increasing.
-    weight : ndarray of shape (n_distinct,)
-        The total weight of the samples of each score.
-    weighted_y : ndarray of shape (n_distinct,)
-        The total weight of the positive samples of each score.
-    """
-    order = np.argsort(x, kind="stable")
-    sorted_x = x[order]
-    w = np.ones(x.shape[0]) if sample_weight is None else sample_weight[order]
-    wy = np.where(y[order], w, 0.0)
-    first = np.flatnonzero(np.r_[True, sorted_x[1:] != sorted_x[:-1]])
-    return sorted_x[first], np.add.reduceat(w, first), np.add.reduceat(wy, first)
 
 
 def pool_adjacent_violators(weight, weighted_y):
@@ -131,7 +103,8 @@ def fit_centered_isotonic(x, y, sample_weight=None):
     y_knots : ndarray of shape (n_knots,)
         Non-decreasing, in [0, 1].
     """
-    scores, weight, weighted_y = merge_equal_scores(x, y, sample_weight)
+    ties = Ties(x, sample_weight)
+    scores, weight, weighted_y = ties.values, ties.weight, ties.sum(y)
     starts, block_weight, block_y = pool_adjacent_violators(weight, weighted_y)
     level = np.clip(block_y / block_weight, 0.0, 1.0)
     ends = np.r_[starts[1:], scores.shape[0]] - 1

@@ -11,7 +11,8 @@ import numpy as np
 
 from skcal._docstrings import fill_doc
 from skcal._typing import ArrayLike
-from skcal._utils._scaling import power_of_two_scale
+from skcal._utils._scaling import drop_zero_weight, power_of_two_scale
+from skcal._utils._ties import Ties
 from skcal.calibration._base import BinaryMapRecalibrator, top_label_proba
 
 # ---------------------------------------------------------------------------
@@ -413,24 +414,18 @@ class VennAbersRecalibrator(BinaryMapRecalibrator):
         self.classes = classes
 
     def _fit_map(self, x, y, sample_weight):
-        if sample_weight is None:
-            weight, test_weight = np.ones(x.shape[0]), 1.0
-        else:
-            keep = sample_weight > 0
-            x, y = x[keep], y[keep]
+        sample_weight, x, y = drop_zero_weight(sample_weight, x, y)
+        weight, test_weight = None, 1.0
+        if sample_weight is not None:
             # Divided by a power of two (exactly), the largest weight is in
             # [1, 2) and the test object's weight is the inverse power.
             scale = power_of_two_scale(sample_weight)
-            weight = sample_weight[keep] / scale
+            weight = sample_weight / scale
             exponent = min(1 - math.frexp(scale)[1], _MAX_EXPONENT)
             test_weight = math.ldexp(1.0, exponent)
-        order = np.argsort(x, kind="stable")
-        x, weight = x[order], weight[order]
-        first = np.flatnonzero(np.concatenate([[True], x[1:] != x[:-1]]))
-        group_weight = np.add.reduceat(weight, first)
-        group_positive = np.add.reduceat(np.where(y[order], weight, 0.0), first)
+        ties = Ties(x, weight)
         scores, group_weight, group_positive = _merge_vanishing_groups(
-            x[first], group_weight, group_positive
+            ties.values, ties.weight, ties.sum(y)
         )
         p0, p1 = venn_abers_tables(group_weight, group_positive, test_weight)
         return VennAbersMap(scores, p0, p1)
