@@ -215,10 +215,14 @@ def test_real_outputs_match_cir_model(real_multiclass, global_random_seed):
     k = rng.randint(probs.shape[1])
     p = probs[idx, k].astype(np.float64)
     target = (labels[idx] == k).astype(int)
-    if _tie_lost_to_rounding(p[:2000], target[:2000], None):
-        pytest.skip("scikit-learn splits a tie of isotonic levels by rounding")
     recal = CenteredIsotonicRecalibrator(input="probability")
     recal.fit(p[:2000], target[:2000])
+    if _tie_lost_to_rounding(p[:2000], target[:2000], None):
+        # cir-model keeps a point for each of two levels that scikit-learn's
+        # isotonic fit left one ulp apart; the exact algorithm decides.
+        kx, ky = _reference_cir(p[:2000], target[:2000])
+        assert_allclose(_map(recal, p), np.interp(p, kx, ky), atol=1e-10)
+        return
     theirs = cir_model.CenteredIsotonicRegression(out_of_bounds="clip")
     theirs.fit(p[:2000], target[:2000])
     assert_allclose(_map(recal, p), theirs.predict(p), atol=1e-10)
