@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 import numpy as np
-from scipy.optimize import brentq, minimize
+from scipy.optimize import minimize
 from scipy.special import softmax
 
 from skcal._docstrings import fill_doc
@@ -27,13 +27,6 @@ from skcal.calibration._temperature import fit_temperature
 # weights: a handful of iterations reach the rounding floor).
 _LOG_FTOL = 1e-15
 _LOG_MAX_ITER = 200
-
-# The Brier temperature of TemperatureRecalibrator (a bounded Brent search on
-# function values, within about 1e-7 of log T) is refined by the root of the
-# derivative within this distance of its log.
-_POLISH_RADIUS = 1e-6
-# The root's tolerance in log T: about one rounding of T.
-_SHIFT_XTOL = 2e-16
 
 # The vertex of temperature scaling, (1, 0) in the coordinates
 # (w_tempered, w_original) of the simplex: first among equal candidates.
@@ -50,42 +43,6 @@ _EDGES = tuple(
         ((0.0, 1.0), (1.0, -1.0)),
     )
 )
-
-
-def _brier_slope(logits, y, sample_weight, temperature):
-    r"""The derivative in :math:`\log T` of the mean Brier score of softmax(z / T).
-
-    With :math:`u = z / T`, :math:`s = \mathrm{softmax}(u)` and
-    :math:`\bar u = \sum_k s_k u_k`, a row's Brier score
-    :math:`\sum_k (s_k - e_k)^2` has derivative
-    :math:`-2 [\sum_k s_k^2 (u_k - \bar u) - s_y (u_y - \bar u)]`.
-    """
-    u = logits / temperature
-    s = softmax(u, axis=1)
-    centred = u - np.einsum("ij,ij->i", s, u)[:, None]
-    rows = np.arange(y.shape[0])
-    per_row = np.einsum("ij,ij->i", s * s, centred) - s[rows, y] * centred[rows, y]
-    return -2.0 * float(_mean(per_row, sample_weight))
-
-
-def _polished_brier_temperature(logits, y, sample_weight, temperature):
-    """The Brier temperature refined to the root of its derivative, when bracketed.
-
-    The function values of a minimum are flat to rounding over a relative
-    width of about 1e-8, which bounds a search on them; the derivative's
-    root is found to rounding. Without a sign change within
-    ``_POLISH_RADIUS`` of the log of ``temperature`` (a minimum at the end
-    of the search range), ``temperature`` is returned.
-    """
-
-    def slope(shift):
-        return _brier_slope(logits, y, sample_weight, temperature * np.exp(shift))
-
-    low, high = slope(-_POLISH_RADIUS), slope(_POLISH_RADIUS)
-    if not (low < 0.0 < high):
-        return temperature
-    shift = brentq(slope, -_POLISH_RADIUS, _POLISH_RADIUS, xtol=_SHIFT_XTOL)
-    return float(temperature * np.exp(shift))
 
 
 def _components(logits, temperature):
@@ -230,7 +187,7 @@ class EnsembleTemperatureRecalibrator(BaseRecalibrator):
     %(classes_)s
     temperature_ : float
         The temperature :math:`T`, as :class:`TemperatureRecalibrator` fits
-        it (with the Brier score, refined to the root of its derivative).
+        it with the same loss.
     weights_ : ndarray of shape (3,)
         The weights :math:`(w_1, w_2, w_3)` of the tempered softmax, the
         original softmax and the uniform distribution.
@@ -258,9 +215,8 @@ class EnsembleTemperatureRecalibrator(BaseRecalibrator):
     and the mean log loss is convex there, minimised by SLSQP. The authors'
     code fits :math:`T` with the squared error in :math:`[0.05, 5]`; here
     the temperature's search range is that of
-    :class:`TemperatureRecalibrator`, and its Brier minimiser is refined
-    to the root of the derivative (to rounding rather than to the flatness
-    of the function values, about :math:`10^{-8}` of :math:`T`). The
+    :class:`TemperatureRecalibrator`, whose Brier minimiser is refined to
+    the root of the derivative. The
     two-stage fit need not minimise the loss jointly over :math:`T` and
     :math:`w`. Unlike temperature scaling, the fit depends on the scale of
     decision values: the original softmax :math:`\mathrm{softmax}(z)`
@@ -312,12 +268,7 @@ class EnsembleTemperatureRecalibrator(BaseRecalibrator):
     def _fit_scores(self, X, scores, y, sample_weight):
         logits = score_log_probabilities(scores)
         sample_weight = normalized_weights(sample_weight)
-        temperature = fit_temperature(logits, y, sample_weight, self.loss)
-        if self.loss == "brier":
-            temperature = _polished_brier_temperature(
-                logits, y, sample_weight, temperature
-            )
-        self.temperature_ = temperature
+        self.temperature_ = fit_temperature(logits, y, sample_weight, self.loss)
         tempered, original = _components(logits, self.temperature_)
         fit_weights = _brier_weights if self.loss == "brier" else _log_weights
         self.weights_ = fit_weights(tempered, original, y, sample_weight)

@@ -8,7 +8,7 @@ import math
 from typing import Any, Literal
 
 import numpy as np
-from scipy.optimize import minimize_scalar
+from scipy.optimize import brentq, minimize_scalar
 from scipy.special import expit, softmax
 
 from skcal._docstrings import fill_doc
@@ -23,6 +23,13 @@ from skcal.calibration._base import BaseRecalibrator, score_log_probabilities
 _LOG_BETA_BOUND = 20.0
 # Points of the grid that brackets the Brier score's minimum.
 _BRIER_GRID = 81
+# The Brier temperature of the bounded Brent search (on function values,
+# within about 1e-7 of log T) is refined by the root of the
+# derivative within this distance of its log.
+_POLISH_RADIUS = 1e-6
+# The root's tolerance in log T: about one rounding of T.
+_SHIFT_XTOL = 2e-16
+
 # Newton's method on the log loss: relative tolerance on 1/T and most steps
 # (70 geometric bisections would already narrow [e^-20, e^20] to 1e-16).
 _BETA_RTOL = 1e-12
@@ -110,6 +117,42 @@ def _newton_on_beta(derivatives):
     return beta
 
 
+def _brier_slope(logits, y, sample_weight, temperature):
+    r"""The derivative in :math:`\log T` of the mean Brier score of softmax(z / T).
+
+    With :math:`u = z / T`, :math:`s = \mathrm{softmax}(u)` and
+    :math:`\bar u = \sum_k s_k u_k`, a row's Brier score
+    :math:`\sum_k (s_k - e_k)^2` has derivative
+    :math:`-2 [\sum_k s_k^2 (u_k - \bar u) - s_y (u_y - \bar u)]`.
+    """
+    u = logits / temperature
+    s = softmax(u, axis=1)
+    centred = u - np.einsum("ij,ij->i", s, u)[:, None]
+    rows = np.arange(y.shape[0])
+    per_row = np.einsum("ij,ij->i", s * s, centred) - s[rows, y] * centred[rows, y]
+    return -2.0 * float(np.average(per_row, weights=sample_weight))
+
+
+def _polished_brier_temperature(logits, y, sample_weight, temperature):
+    """The Brier temperature refined to the root of its derivative, when bracketed.
+
+    The function values of a minimum are flat to rounding over a relative
+    width of about 1e-8, which bounds a search on them; the derivative's
+    root is found to rounding. Without a sign change within
+    ``_POLISH_RADIUS`` of the log of ``temperature`` (a minimum at the end
+    of the search range), ``temperature`` is returned.
+    """
+
+    def slope(shift):
+        return _brier_slope(logits, y, sample_weight, temperature * np.exp(shift))
+
+    low, high = slope(-_POLISH_RADIUS), slope(_POLISH_RADIUS)
+    if not (low < 0.0 < high):
+        return temperature
+    shift = brentq(slope, -_POLISH_RADIUS, _POLISH_RADIUS, xtol=_SHIFT_XTOL)
+    return float(temperature * np.exp(shift))
+
+
 def fit_temperature(logits, y, sample_weight, loss):
     """The temperature minimising the mean log loss or Brier score of the logits.
 
@@ -148,7 +191,10 @@ def fit_temperature(logits, y, sample_weight, loss):
         method="bounded",
         options={"xatol": 64 * np.finfo(np.float64).eps},
     )
-    return float(spread * math.exp(-result.x))
+    temperature = _polished_brier_temperature(
+        logits, y, sample_weight, math.exp(-result.x)
+    )
+    return float(spread * temperature)
 
 
 @fill_doc
@@ -199,10 +245,13 @@ class TemperatureRecalibrator(BaseRecalibrator):
     scikit-learn's :math:`[e^{-10}, e^{10}]` for spreads below :math:`e^{10}`);
     the log loss, convex in :math:`1/T`, is minimised by a
     safeguarded Newton method, and the Brier score, which may have several
-    local minima, by a grid of 81 points that brackets the best value and
-    bounded Brent minimisation. The probabilities equal those of
-    scikit-learn's ``CalibratedClassifierCV(method="temperature")`` (to the
-    optimisers' tolerance) unless scikit-learn's optimum lies at a bound of
+    local minima, by a grid of 81 points that brackets the best value,
+    bounded Brent minimisation, and the root of its derivative near the
+    minimiser found (function values are flat to rounding over about
+    :math:`10^{-8}` of :math:`T`, the derivative is not). The probabilities
+    equal those of scikit-learn's
+    ``CalibratedClassifierCV(method="temperature")`` (to the optimisers'
+    tolerance) unless scikit-learn's optimum lies at a bound of
     its narrower range. (For binary decision values scikit-learn takes the
     logits :math:`(-s, s)`; here :math:`(0, s)` keeps :math:`T = 1` the
     identity.) Chidambaram and Ge (2024) compare it with other recalibrators

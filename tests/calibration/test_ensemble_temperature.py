@@ -18,10 +18,10 @@ from skcal.calibration import (
     TemperatureRecalibrator,
 )
 from skcal.calibration._ensemble_temperature import (
-    _brier_slope,
     _brier_weights,
     _log_weights,
 )
+from skcal.calibration._temperature import _brier_slope
 
 LOSSES = ["brier", "log"]
 
