@@ -17,7 +17,7 @@ from skcal._param_validation import StrOptions
 from skcal._typing import ArrayLike
 from skcal._utils._logistic import fit_logistic, softplus
 from skcal._utils._scaling import normalized_weights
-from skcal.calibration._base import _CLIP, BinaryMapRecalibrator
+from skcal.calibration._base import _CLIP, BinaryMapRecalibrator, _clipped
 
 # The log-odds of probabilities clipped to [_CLIP, 1 - _CLIP].
 _LOGIT_BOUND = math.log1p(-_CLIP) - math.log(_CLIP)
@@ -32,7 +32,7 @@ def _log_features(x, probability):
     one softplus.
     """
     if probability:
-        p = np.clip(x, _CLIP, 1.0 - _CLIP)
+        p = _clipped(x)
         return np.log(p), -np.log1p(-p)
     s = np.clip(x, -_LOGIT_BOUND, _LOGIT_BOUND)
     minus_log_p = softplus(-s)
@@ -42,7 +42,7 @@ def _log_features(x, probability):
 def _log_odds(x, probability):
     """``log p - log(1 - p)`` of scores, with ``p`` clipped as skcal clips it."""
     if probability:
-        p = np.clip(x, _CLIP, 1.0 - _CLIP)
+        p = _clipped(x)
         return np.log(p) - np.log1p(-p)
     return np.clip(x, -_LOGIT_BOUND, _LOGIT_BOUND)
 
