@@ -16,7 +16,10 @@ classifier applied to ``X`` (which is never refitted). This module holds, once:
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+from __future__ import annotations
+
 from abc import ABCMeta, abstractmethod
+from typing import Any, Literal
 
 import numpy as np
 from scipy.special import expit, log_softmax, softmax
@@ -25,6 +28,7 @@ from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted
 
 from skcal._param_validation import HasMethods, StrOptions, fit_context
+from skcal._typing import ArrayLike
 from skcal._validation import (
     check_classes,
     check_fitted_classifier,
@@ -339,7 +343,9 @@ class BinaryMapRecalibrator(BaseRecalibrator):
     ``"natural"``: probabilities for probability inputs and the raw values for
     unbounded ones) and define ``_fit_map(x, y, sample_weight)``, returning
     the fitted map, and ``_apply_map(fitted_map, x)``. The fitted maps are in
-    ``calibrators_``.
+    ``calibrators_``. The parameters ``estimator``, ``multiclass``,
+    ``input``, ``response_method`` and ``classes`` are set by this class's
+    ``__init__``; a subclass with parameters of its own defines its own.
     """
 
     @abstractmethod
@@ -356,6 +362,21 @@ class BinaryMapRecalibrator(BaseRecalibrator):
     }
 
     _feature = "natural"
+
+    def __init__(
+        self,
+        estimator: Any = None,
+        *,
+        multiclass: Literal["ovr", "top_label"] = "ovr",
+        input: Literal["auto", "logit", "probability"] = "auto",
+        response_method: Literal["auto", "decision_function", "predict_proba"] = "auto",
+        classes: ArrayLike | None = None,
+    ) -> None:
+        self.estimator = estimator
+        self.multiclass = multiclass
+        self.input = input
+        self.response_method = response_method
+        self.classes = classes
 
     def _features(self, scores):
         """One feature per class (``(n, K)``) or per sample (binary, ``(n,)``)."""

@@ -4,13 +4,12 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 from sklearn.isotonic import isotonic_regression
 
 from skcal._docstrings import fill_doc
-from skcal._typing import ArrayLike
 from skcal._utils._scaling import (
     drop_zero_weight,
     normalized_weights,
@@ -236,21 +235,6 @@ class CenteredIsotonicRecalibrator(BinaryMapRecalibrator):
     >>> recal.predict_proba([0.1, 0.35, 0.5, 0.65, 0.9])[:, 1].round(3).tolist()
     [0.0, 0.25, 0.5, 0.75, 1.0]
     """
-
-    def __init__(
-        self,
-        estimator: Any = None,
-        *,
-        multiclass: Literal["ovr", "top_label"] = "ovr",
-        input: Literal["auto", "logit", "probability"] = "auto",
-        response_method: Literal["auto", "decision_function", "predict_proba"] = "auto",
-        classes: ArrayLike | None = None,
-    ) -> None:
-        self.estimator = estimator
-        self.multiclass = multiclass
-        self.input = input
-        self.response_method = response_method
-        self.classes = classes
 
     def _fit_map(self, x, y, sample_weight):
         sample_weight, x, y = drop_zero_weight(sample_weight, x, y)

@@ -5,12 +5,11 @@
 from __future__ import annotations
 
 import math
-from typing import Any, Literal, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
 from skcal._docstrings import fill_doc
-from skcal._typing import ArrayLike
 from skcal._utils._scaling import drop_zero_weight, power_of_two_scale
 from skcal._utils._ties import Ties
 from skcal.calibration._base import BinaryMapRecalibrator, top_label_proba
@@ -397,21 +396,6 @@ class VennAbersRecalibrator(BinaryMapRecalibrator):
     _parameter_constraints: dict = {**BinaryMapRecalibrator._parameter_constraints}
 
     _feature = "natural"
-
-    def __init__(
-        self,
-        estimator: Any = None,
-        *,
-        multiclass: Literal["ovr", "top_label"] = "ovr",
-        input: Literal["auto", "logit", "probability"] = "auto",
-        response_method: Literal["auto", "decision_function", "predict_proba"] = "auto",
-        classes: ArrayLike | None = None,
-    ) -> None:
-        self.estimator = estimator
-        self.multiclass = multiclass
-        self.input = input
-        self.response_method = response_method
-        self.classes = classes
 
     def _fit_map(self, x, y, sample_weight):
         sample_weight, x, y = drop_zero_weight(sample_weight, x, y)
