@@ -41,6 +41,12 @@ labels : array-like of shape (n_classes,), default=None
     The class of each column of ``y_prob``. When None, the columns follow
     the sorted labels of ``y_true``, or the column names of a pandas
     ``y_prob`` when they are exactly those labels.""",
+    "groups": """\
+groups : array-like of shape (n_samples,), default=None
+    The group of each sample (e.g. a region or an age band). When given,
+    the answer is a :class:`~skcal.metrics.GroupedResult`: the answer of
+    each group's rows (with the classes of all the rows), the group sizes,
+    the answer on all the rows and the worst group. See :ref:`groups`.""",
     "n_bins": """\
 n_bins : int or "cube_root", default=15
     Number of bins; ``"cube_root"`` is ``ceil(n ** (1/3))`` for ``n``

@@ -33,12 +33,15 @@ from skcal._utils._scaling import normalized_weights, power_of_two_scale
 
 __all__ = [
     "DATA_CONSTRAINTS",
+    "GROUPS_CONSTRAINT",
     "SCORE_KINDS",
     "CalibrationData",
+    "Groups",
     "Scores",
     "check_calibration_inputs",
     "check_classes",
     "check_fitted_classifier",
+    "check_groups",
     "check_partition",
     "check_pos_label",
     "check_recalibration_target",
@@ -57,6 +60,10 @@ DATA_CONSTRAINTS = {
     "pos_label": ["hashable", None],
     "labels": ["array-like", None],
 }
+
+# The parameter constraint of ``groups=``, taken by every public function of
+# y_true and predictions (see skcal.metrics._groups).
+GROUPS_CONSTRAINT = {"groups": ["array-like", None]}
 
 
 # ---------------------------------------------------------------------------
@@ -281,19 +288,24 @@ def _unique_labels(y, name="y_true"):
 
 
 def _check_y_true(y_true):
-    y = _as_label_array(y_true, "y_true")
+    return _check_label_vector(y_true, "y_true", "class labels")
+
+
+def _check_label_vector(x, name, what):
+    """A 1-D array of hashable, comparable labels without missing values."""
+    y = _as_label_array(x, name)
     if not (y.ndim == 1 or (y.ndim == 2 and y.shape[1] == 1)):
         raise ValueError(
-            f"y_true must be 1-D (one label per sample), got an array of shape "
+            f"{name} must be 1-D (one label per sample), got an array of shape "
             f"{y.shape}."
         )
     y = column_or_1d(y)
     if y.dtype.kind in "cV":
-        raise TypeError(f"y_true must hold class labels, got dtype {y.dtype}.")
+        raise TypeError(f"{name} must hold {what}, got dtype {y.dtype}.")
     if y.dtype.kind == "f":
         n_nan = int(np.count_nonzero(~np.isfinite(y)))
         if n_nan:
-            raise ValueError(f"y_true contains {n_nan} NaN or infinite value(s).")
+            raise ValueError(f"{name} contains {n_nan} NaN or infinite value(s).")
     elif y.dtype.kind == "O":
         pandas_na = getattr(sys.modules.get("pandas"), "NA", None)
         n_missing, all_str = 0, True
@@ -308,12 +320,65 @@ def _check_y_true(y_true):
                 all_str = False
         if n_missing:
             raise ValueError(
-                f"y_true contains {n_missing} missing value(s) (None, NaN or NA)."
+                f"{name} contains {n_missing} missing value(s) (None, NaN or NA)."
             )
         if all_str:
             # Fixed-width strings sort (and so are checked) much faster.
             y = y.astype(str)
     return y
+
+
+class Groups(NamedTuple):
+    """Validated group labels: the distinct groups and each sample's group.
+
+    Attributes
+    ----------
+    labels : ndarray of shape (n_groups,)
+        The distinct group labels, sorted.
+    index : ndarray of shape (n_samples,)
+        The position of each sample's group in ``labels``.
+    """
+
+    labels: np.ndarray
+    index: np.ndarray
+
+    def members(self):
+        """The rows of each group, in the order of ``labels``.
+
+        Returns
+        -------
+        rows : list of ndarray
+            ``rows[g]`` holds the indices of the samples of group ``g``,
+            increasing.
+        """
+        order = np.argsort(self.index, kind="stable")
+        ends = np.cumsum(np.bincount(self.index, minlength=self.labels.shape[0]))
+        return np.split(order, ends[:-1])
+
+
+def check_groups(groups, n_samples):
+    """Validate group labels (one hashable label per sample).
+
+    Parameters
+    ----------
+    groups : array-like of shape (n_samples,)
+        The group of each sample: any hashable, mutually comparable labels
+        (ints, strings, bools, ...), without missing values.
+    n_samples : int
+        The expected length.
+
+    Returns
+    -------
+    groups : Groups
+        The sorted distinct labels and each sample's index among them.
+    """
+    g = _check_label_vector(groups, "groups", "group labels")
+    if g.shape[0] != n_samples:
+        raise ValueError(
+            f"groups has {g.shape[0]} entries but there are {n_samples} samples."
+        )
+    labels = _unique_labels(g, "groups")
+    return Groups(labels, _encode(g, labels, "groups"))
 
 
 def _check_consistent_samples(**arrays):

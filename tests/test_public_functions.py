@@ -16,7 +16,7 @@ PUBLIC_FUNCTIONS = [
     for func in (getattr(skcal.metrics, name) for name in skcal.metrics.__all__)
     if next(iter(inspect.signature(func).parameters), None) == "y_true"
 ]
-SHARED_KEYWORDS = ("sample_weight", "pos_label", "labels")
+SHARED_KEYWORDS = ("sample_weight", "pos_label", "labels", "groups")
 # Parameters that accept any hashable label, so that an arbitrary string is valid.
 ACCEPTS_ANY_LABEL = {"pos_label"}
 
@@ -346,3 +346,61 @@ def test_float32_matrix_gives_the_value_of_its_float64_cast(func, kwargs):
     data = [y_prob] * (len(_data_parameters(func)) - 1)
     expected = func(y_true, *[p.astype(np.float64) for p in data], **kwargs)
     _assert_same_result(func(y_true, *data, **kwargs), expected)
+
+
+@pytest.mark.parametrize("func, kwargs", _float32_cases())
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_groups_give_the_answer_of_each_group(func, kwargs):
+    """Check that ``groups=`` gives the function's answer on each group's rows.
+
+    The third group lacks class 2: it keeps the columns of all the rows.
+    Groups of zero weight are left out; the sizes and weights are the
+    group's.
+    """
+    from skcal.metrics import GroupedResult
+
+    rng = np.random.default_rng(1)
+    y_prob = rng.dirichlet(np.ones(3), size=120)
+    y_true = rng.integers(0, 3, size=120)
+    groups = np.array(["north", "south", "east", "west"])[rng.integers(0, 4, 120)]
+    y_true[groups == "east"] = rng.integers(0, 2, size=int((groups == "east").sum()))
+    weight = rng.uniform(0.5, 2.0, size=120)
+    weight[groups == "west"] = 0.0
+    data = [y_prob] * (len(_data_parameters(func)) - 1)
+    result = func(y_true, *data, sample_weight=weight, groups=groups, **kwargs)
+    assert isinstance(result, GroupedResult)
+    assert result.groups.tolist() == ["east", "north", "south"]
+    for group, answer, size, total in zip(
+        result.groups, result.results, result.n_samples, result.weight, strict=True
+    ):
+        rows = groups == group
+        assert size == rows.sum()
+        assert total == pytest.approx(weight[rows].sum(), rel=1e-12)
+        expected = func(
+            y_true[rows],
+            *[p[rows] for p in data],
+            sample_weight=weight[rows],
+            labels=[0, 1, 2],
+            **kwargs,
+        )
+        _assert_same_result(answer, expected)
+    _assert_same_result(
+        result.overall, func(y_true, *data, sample_weight=weight, **kwargs)
+    )
+
+
+@pytest.mark.parametrize(
+    "groups, message",
+    [
+        ([0, 1, 0], "groups has 3 entries but there are 4 samples"),
+        ([0, None, 1, 1], r"groups contains 1 missing value\(s\)"),
+        ([0.0, float("nan"), 1.0, 1.0], r"groups contains 1 NaN"),
+        ([[0, 1], [1, 0], [0, 1], [1, 0]], "groups must be 1-D"),
+        ([0, "a", 0, "a"], "groups mixes labels of types that cannot be compared"),
+    ],
+)
+@parametrize_functions
+def test_bad_groups_rejected(func, groups, message):
+    """Check that every function rejects bad group labels with the contract's words."""
+    with pytest.raises((ValueError, TypeError), match=message):
+        func(**_valid_arguments(func), groups=groups)

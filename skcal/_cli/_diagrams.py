@@ -40,7 +40,7 @@ def _draw_reliability(ax, panel, n_bootstrap, n_jobs, verbose, computed=None):
     y_true, y_prob, classes, sample_weight = panel
     if computed is not None:
         SmoothReliabilityDisplay._from_curves(
-            (y_true, y_prob, sample_weight, None, classes),
+            (y_true, y_prob, sample_weight, None, classes, None),
             computed,
             confidence_level=CONFIDENCE_LEVEL,
         ).plot(ax=ax)
@@ -63,7 +63,7 @@ def smooth_panel(panel):
 
     What :class:`~skcal.plotting.SmoothReliabilityDisplay` computes for the
     panel (its one view, binary or top-label), at the same defaults:
-    ``(data, reduction, [curve])``, for :func:`write_diagrams` to draw, and
+    ``(data, reduction, [curve], None)``, for :func:`write_diagrams` to draw, and
     the curve's :class:`~skcal.metrics._smooth_ece.CurveBootstrap`, which
     sets its band and SmoothECE interval from replicates drawn with other
     measures' (:func:`~skcal.metrics._interval.measure_intervals`).
@@ -78,7 +78,7 @@ def smooth_panel(panel):
     curve, bootstrap = curve_and_bootstrap(
         data, reduction, confidence_level=CONFIDENCE_LEVEL
     )
-    return (data, reduction, [curve]), bootstrap
+    return (data, reduction, [curve], None), bootstrap
 
 
 def _draw_binned(ax, panel, binned):

@@ -9,6 +9,7 @@ from skcal.metrics._binned import (
 )
 from skcal.metrics._cutoff import cutoff_calibration_error, cutoff_calibration_test
 from skcal.metrics._decomposition import calibration_decomposition
+from skcal.metrics._groups import GroupedResult
 from skcal.metrics._improvement import recalibration_improvement
 from skcal.metrics._interval import confidence_interval
 from skcal.metrics._kernel import calibration_sharpness_curve, kernel_calibration_error
@@ -25,6 +26,7 @@ from skcal.metrics._summary import CalibrationSummary
 
 __all__ = [
     "CalibrationSummary",
+    "GroupedResult",
     "binned_calibration_error",
     "calibration_decomposition",
     "calibration_sharpness_curve",

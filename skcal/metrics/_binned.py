@@ -23,10 +23,16 @@ from skcal._reduction import (
 from skcal._typing import ArrayLike, Label, RandomStateLike
 from skcal._utils._bins import STRATEGIES, bin_sums, make_binning
 from skcal._utils._bootstrap import N_BOOTSTRAP, Atoms, SortedView, percentile_band
-from skcal._validation import DATA_CONSTRAINTS, check_calibration_inputs
+from skcal._validation import (
+    DATA_CONSTRAINTS,
+    GROUPS_CONSTRAINT,
+    check_calibration_inputs,
+)
+from skcal.metrics._groups import accepts_groups
 
 _COMMON_CONSTRAINTS = {
     **DATA_CONSTRAINTS,
+    **GROUPS_CONSTRAINT,
     "n_bins": [Interval(Integral, 1, None, closed="left"), StrOptions({"cube_root"})],
     "strategy": [StrOptions(set(STRATEGIES))],
 }
@@ -208,6 +214,7 @@ def binned_error_core(*, n_bins, strategy, norm, debias):
     },
     prefer_skip_nested_validation=True,
 )
+@accepts_groups
 @fill_doc
 def binned_calibration_error(
     y_true: ArrayLike,
@@ -216,6 +223,7 @@ def binned_calibration_error(
     sample_weight: ArrayLike | None = None,
     pos_label: Label | None = None,
     labels: ArrayLike | None = None,
+    groups: ArrayLike | None = None,
     n_bins: int | Literal["cube_root"] = 15,
     strategy: Literal["quantile", "uniform"] = "uniform",
     norm: Literal["l1", "l2", "max"] = "l1",
@@ -241,6 +249,7 @@ def binned_calibration_error(
     %(sample_weight)s
     %(pos_label)s
     %(labels)s
+    %(groups)s
     %(n_bins)s
     %(strategy)s
     norm : {"l1", "l2", "max"}, default="l1"
@@ -334,6 +343,7 @@ def binned_calibration_error(
     },
     prefer_skip_nested_validation=True,
 )
+@accepts_groups
 @fill_doc
 def expected_calibration_error(
     y_true: ArrayLike,
@@ -342,6 +352,7 @@ def expected_calibration_error(
     sample_weight: ArrayLike | None = None,
     pos_label: Label | None = None,
     labels: ArrayLike | None = None,
+    groups: ArrayLike | None = None,
     n_bins: int | Literal["cube_root"] = 15,
     strategy: Literal["quantile", "uniform"] = "uniform",
     reduction: Literal["auto", "classwise", "positive", "top_label"] = "auto",
@@ -364,6 +375,7 @@ def expected_calibration_error(
     %(sample_weight)s
     %(pos_label)s
     %(labels)s
+    %(groups)s
     %(n_bins)s
     %(strategy)s
     %(reduction)s
@@ -474,6 +486,7 @@ def _bootstrap_rates(binning, y, p, sample_weight, n_bootstrap, rng):
     },
     prefer_skip_nested_validation=True,
 )
+@accepts_groups
 @fill_doc
 def reliability_table(
     y_true: ArrayLike,
@@ -482,6 +495,7 @@ def reliability_table(
     sample_weight: ArrayLike | None = None,
     pos_label: Label | None = None,
     labels: ArrayLike | None = None,
+    groups: ArrayLike | None = None,
     n_bins: int | Literal["cube_root"] = 15,
     strategy: Literal["quantile", "uniform"] = "uniform",
     interval: Literal["bootstrap", "wilson"] | None = "wilson",
@@ -506,6 +520,7 @@ def reliability_table(
     %(sample_weight)s
     %(pos_label)s
     %(labels)s
+    %(groups)s
     %(n_bins)s
     %(strategy)s
     interval : {"wilson", "bootstrap"} or None, default="wilson"

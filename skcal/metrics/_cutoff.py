@@ -38,13 +38,19 @@ from skcal._utils._cumulative import (
 )
 from skcal._utils._scaling import effective_size
 from skcal._utils._ties import Ties
-from skcal._validation import DATA_CONSTRAINTS, check_calibration_inputs
+from skcal._validation import (
+    DATA_CONSTRAINTS,
+    GROUPS_CONSTRAINT,
+    check_calibration_inputs,
+)
+from skcal.metrics._groups import accepts_groups
 
 
 @validate_params(
-    {**DATA_CONSTRAINTS, **REDUCTION_CONSTRAINTS},
+    {**DATA_CONSTRAINTS, **GROUPS_CONSTRAINT, **REDUCTION_CONSTRAINTS},
     prefer_skip_nested_validation=True,
 )
+@accepts_groups
 @fill_doc
 def cutoff_calibration_error(
     y_true: ArrayLike,
@@ -53,6 +59,7 @@ def cutoff_calibration_error(
     sample_weight: ArrayLike | None = None,
     pos_label: Label | None = None,
     labels: ArrayLike | None = None,
+    groups: ArrayLike | None = None,
     reduction: Literal["auto", "classwise", "positive", "top_label"] = "auto",
     return_per_class: bool = False,
 ) -> float | np.ndarray:
@@ -77,6 +84,7 @@ def cutoff_calibration_error(
     %(sample_weight)s
     %(pos_label)s
     %(labels)s
+    %(groups)s
     %(reduction)s
     %(return_per_class)s
 
@@ -186,6 +194,7 @@ def _null_statistics(data, reduction, ties, n_bootstrap, rng):
 @validate_params(
     {
         **DATA_CONSTRAINTS,
+        **GROUPS_CONSTRAINT,
         "tolerance": [Interval(Real, 0, None, closed="left")],
         "alpha": [Interval(Real, 0, 1, closed="neither")],
         "method": [StrOptions({"bound", "bootstrap"})],
@@ -195,6 +204,7 @@ def _null_statistics(data, reduction, ties, n_bootstrap, rng):
     },
     prefer_skip_nested_validation=True,
 )
+@accepts_groups
 @fill_doc
 def cutoff_calibration_test(
     y_true: ArrayLike,
@@ -203,6 +213,7 @@ def cutoff_calibration_test(
     sample_weight: ArrayLike | None = None,
     pos_label: Label | None = None,
     labels: ArrayLike | None = None,
+    groups: ArrayLike | None = None,
     tolerance: float,
     alpha: float = 0.05,
     method: Literal["bootstrap", "bound"] = "bound",
@@ -230,6 +241,7 @@ def cutoff_calibration_test(
     %(sample_weight)s
     %(pos_label)s
     %(labels)s
+    %(groups)s
     tolerance : float
         The tolerance :math:`\varepsilon \ge 0` to certify. As the error is at
         most 1, a tolerance of 1 or more always holds.

@@ -20,7 +20,12 @@ from skcal._typing import ArrayLike, Label
 from skcal._utils._bins import bin_sums, make_binning
 from skcal._utils._scaling import drop_zero_weight
 from skcal._utils._ties import Ties, sorted_outcome_keys, split_keys
-from skcal._validation import DATA_CONSTRAINTS, check_calibration_inputs
+from skcal._validation import (
+    DATA_CONSTRAINTS,
+    GROUPS_CONSTRAINT,
+    check_calibration_inputs,
+)
+from skcal.metrics._groups import accepts_groups
 from skcal.metrics._proper import (
     LOSSES,
     binary_divergence,
@@ -177,6 +182,7 @@ def _vector_terms(view, loss):
 @validate_params(
     {
         **DATA_CONSTRAINTS,
+        **GROUPS_CONSTRAINT,
         "loss": [StrOptions(set(LOSSES))],
         "method": [StrOptions({"auto", "exact", "isotonic", "binned"})],
         "n_bins": [Interval(Integral, 1, None, closed="left")],
@@ -185,6 +191,7 @@ def _vector_terms(view, loss):
     },
     prefer_skip_nested_validation=True,
 )
+@accepts_groups
 @fill_doc
 def calibration_decomposition(
     y_true: ArrayLike,
@@ -193,6 +200,7 @@ def calibration_decomposition(
     sample_weight: ArrayLike | None = None,
     pos_label: Label | None = None,
     labels: ArrayLike | None = None,
+    groups: ArrayLike | None = None,
     loss: Literal["brier", "log"] = "brier",
     method: Literal["auto", "binned", "exact", "isotonic"] = "auto",
     n_bins: int = 15,
@@ -222,6 +230,7 @@ def calibration_decomposition(
     %(sample_weight)s
     %(pos_label)s
     %(labels)s
+    %(groups)s
     loss : {"brier", "log"}, default="brier"
         The proper score: the Brier score, as
         :func:`sklearn.metrics.brier_score_loss` (a sum over classes for

@@ -18,7 +18,8 @@ from skcal._docstrings import fill_doc
 from skcal._param_validation import Interval, StrOptions, validate_params
 from skcal._typing import ArrayLike, Label
 from skcal._utils._scaling import drop_zero_weight
-from skcal._validation import check_calibration_inputs
+from skcal._validation import GROUPS_CONSTRAINT, check_calibration_inputs
+from skcal.metrics._groups import accepts_groups
 from skcal.metrics._proper import LOSSES, full_scores
 
 
@@ -73,6 +74,7 @@ def _paired_mean(differences, sample_weight, confidence_level):
     {
         "y_true": ["array-like"],
         "y_prob_before": ["array-like"],
+        **GROUPS_CONSTRAINT,
         "y_prob_after": ["array-like"],
         "sample_weight": ["array-like", None],
         "pos_label": ["hashable", None],
@@ -82,6 +84,7 @@ def _paired_mean(differences, sample_weight, confidence_level):
     },
     prefer_skip_nested_validation=True,
 )
+@accepts_groups
 @fill_doc
 def recalibration_improvement(
     y_true: ArrayLike,
@@ -91,6 +94,7 @@ def recalibration_improvement(
     sample_weight: ArrayLike | None = None,
     pos_label: Label | None = None,
     labels: ArrayLike | None = None,
+    groups: ArrayLike | None = None,
     loss: Literal["brier", "log"] = "brier",
     confidence_level: float = 0.95,
 ) -> Bunch:
@@ -122,6 +126,7 @@ def recalibration_improvement(
     %(sample_weight)s
     %(pos_label)s
     %(labels)s
+    %(groups)s
     loss : {"brier", "log"}, default="brier"
         The proper score of the whole predicted distribution: the Brier
         score as :func:`sklearn.metrics.brier_score_loss` computes it (of

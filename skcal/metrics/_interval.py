@@ -32,7 +32,12 @@ from skcal._utils._bootstrap import (
     seed_of,
 )
 from skcal._utils._progress import VERBOSE_CONSTRAINT, Progress
-from skcal._validation import DATA_CONSTRAINTS, check_calibration_inputs
+from skcal._validation import (
+    DATA_CONSTRAINTS,
+    GROUPS_CONSTRAINT,
+    check_calibration_inputs,
+)
+from skcal.metrics._groups import accepts_groups
 from skcal.metrics._registry import MEASURES_BY_NAME, custom_measure
 
 # What each kind of interval is an interval for, in the words of the tables.
@@ -269,6 +274,7 @@ def problem_of(data):
 @validate_params(
     {
         **DATA_CONSTRAINTS,
+        **GROUPS_CONSTRAINT,
         "metric": [StrOptions(set(MEASURES_BY_NAME)), callable],
         "metric_params": [dict, None],
         "n_bootstrap": [Interval(Integral, 1, None, closed="left")],
@@ -280,6 +286,7 @@ def problem_of(data):
     # The measure checks metric_params, the user's options, itself.
     prefer_skip_nested_validation=False,
 )
+@accepts_groups
 @fill_doc
 def confidence_interval(
     y_true: ArrayLike,
@@ -291,6 +298,7 @@ def confidence_interval(
     sample_weight: ArrayLike | None = None,
     pos_label: Label | None = None,
     labels: ArrayLike | None = None,
+    groups: ArrayLike | None = None,
     n_bootstrap: int = N_BOOTSTRAP,
     confidence_level: float = 0.95,
     random_state: RandomStateLike = None,
@@ -323,6 +331,7 @@ def confidence_interval(
     %(sample_weight)s
     %(pos_label)s
     %(labels)s
+    %(groups)s
     n_bootstrap : int, default=1000
         Number of bootstrap resamples (and, for a calibration error, of
         label sets drawn from the predictions).

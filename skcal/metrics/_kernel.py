@@ -23,7 +23,12 @@ from skcal._reduction import (
 from skcal._typing import ArrayLike, Label
 from skcal._utils._kernel_sums import KERNEL_MASS, KERNELS, kernel_sums
 from skcal._utils._ties import Ties
-from skcal._validation import DATA_CONSTRAINTS, check_calibration_inputs
+from skcal._validation import (
+    DATA_CONSTRAINTS,
+    GROUPS_CONSTRAINT,
+    check_calibration_inputs,
+)
+from skcal.metrics._groups import accepts_groups
 from skcal.metrics._proper import (
     LOSSES,
     binary_divergence,
@@ -160,6 +165,7 @@ def kernel_error_core(*, loss, kernel, bandwidth):
 @validate_params(
     {
         **DATA_CONSTRAINTS,
+        **GROUPS_CONSTRAINT,
         "loss": [StrOptions(set(LOSSES))],
         "kernel": [StrOptions(set(KERNELS))],
         "bandwidth": [Interval(Real, 0, None, closed="neither")],
@@ -168,6 +174,7 @@ def kernel_error_core(*, loss, kernel, bandwidth):
     },
     prefer_skip_nested_validation=True,
 )
+@accepts_groups
 @fill_doc
 def kernel_calibration_error(
     y_true: ArrayLike,
@@ -176,6 +183,7 @@ def kernel_calibration_error(
     sample_weight: ArrayLike | None = None,
     pos_label: Label | None = None,
     labels: ArrayLike | None = None,
+    groups: ArrayLike | None = None,
     loss: Literal["brier", "log"] = "brier",
     kernel: Literal["epanechnikov", "gaussian"] = "gaussian",
     bandwidth: float = 0.05,
@@ -203,6 +211,7 @@ def kernel_calibration_error(
     %(sample_weight)s
     %(pos_label)s
     %(labels)s
+    %(groups)s
     loss : {"brier", "log"}, default="brier"
         The proper score whose divergence measures the gap: squared
         difference (Brier) or binary Kullback-Leibler divergence (log).
@@ -374,6 +383,7 @@ def kernel_calibration_error(
 @validate_params(
     {
         **DATA_CONSTRAINTS,
+        **GROUPS_CONSTRAINT,
         "loss": [StrOptions(set(LOSSES))],
         "kernel": [StrOptions(set(KERNELS))],
         "bandwidth": [Interval(Real, 0, None, closed="neither")],
@@ -382,6 +392,7 @@ def kernel_calibration_error(
     },
     prefer_skip_nested_validation=True,
 )
+@accepts_groups
 @fill_doc
 def calibration_sharpness_curve(
     y_true: ArrayLike,
@@ -390,6 +401,7 @@ def calibration_sharpness_curve(
     sample_weight: ArrayLike | None = None,
     pos_label: Label | None = None,
     labels: ArrayLike | None = None,
+    groups: ArrayLike | None = None,
     loss: Literal["brier", "log"] = "brier",
     kernel: Literal["epanechnikov", "gaussian"] = "gaussian",
     bandwidth: float = 0.05,
@@ -417,6 +429,7 @@ def calibration_sharpness_curve(
     %(sample_weight)s
     %(pos_label)s
     %(labels)s
+    %(groups)s
     loss : {"brier", "log"}, default="brier"
         The proper score whose calibration term and sharpness gap are
         estimated (see :func:`kernel_calibration_error`).

@@ -25,7 +25,12 @@ from skcal._reduction import REDUCTION_CONSTRAINTS, reduce_measure
 from skcal._typing import ArrayLike, Label, RandomStateLike
 from skcal._utils._kernel_sums import GaussianSums
 from skcal._utils._scaling import drop_zero_weight
-from skcal._validation import DATA_CONSTRAINTS, check_calibration_inputs
+from skcal._validation import (
+    DATA_CONSTRAINTS,
+    GROUPS_CONSTRAINT,
+    check_calibration_inputs,
+)
+from skcal.metrics._groups import accepts_groups
 
 # Logits are clipped to [-logit(1 - _EPS), logit(1 - _EPS)], i.e. probabilities
 # to [_EPS, 1 - _EPS] (the tolerance of the authors' code), so that 0 and 1 have
@@ -454,6 +459,7 @@ def logit_smoothed_core(*, sigma, noise, method, n_samples, random_state):
 @validate_params(
     {
         **DATA_CONSTRAINTS,
+        **GROUPS_CONSTRAINT,
         "sigma": [Interval(Real, _MIN_SIGMA, _MAX_SIGMA, closed="both")],
         "noise": [StrOptions({"gaussian", "uniform"})],
         "method": [StrOptions({"quadrature", "monte_carlo"})],
@@ -463,6 +469,7 @@ def logit_smoothed_core(*, sigma, noise, method, n_samples, random_state):
     },
     prefer_skip_nested_validation=True,
 )
+@accepts_groups
 @fill_doc
 def logit_smoothed_ece(
     y_true: ArrayLike,
@@ -471,6 +478,7 @@ def logit_smoothed_ece(
     sample_weight: ArrayLike | None = None,
     pos_label: Label | None = None,
     labels: ArrayLike | None = None,
+    groups: ArrayLike | None = None,
     sigma: float = 0.1,
     noise: Literal["gaussian", "uniform"] = "gaussian",
     method: Literal["monte_carlo", "quadrature"] = "quadrature",
@@ -499,6 +507,7 @@ def logit_smoothed_ece(
     %(sample_weight)s
     %(pos_label)s
     %(labels)s
+    %(groups)s
     sigma : float, default=0.1
         Scale of the noise added to the logits, in logit units, in
         ``[1e-10, 1e10]``; it acts as the bandwidth of a kernel regression

@@ -167,7 +167,7 @@ class Measure(NamedTuple):
     def core_options(self, options):
         """The options of :attr:`core`: the function's defaults, then ``options``.
 
-        The data (``sample_weight``, ``pos_label``, ``labels``),
+        The data (``sample_weight``, ``pos_label``, ``labels``, ``groups``),
         ``reduction`` and the ``return_*`` switches are left out.
         """
         parameters = inspect.signature(self.function).parameters
@@ -185,7 +185,9 @@ class Measure(NamedTuple):
 
 
 # What the intervals take from the data rather than pass to a core.
-_DATA_KEYWORDS = frozenset({"sample_weight", "pos_label", "labels", "reduction"})
+_DATA_KEYWORDS = frozenset(
+    {"sample_weight", "pos_label", "labels", "groups", "reduction"}
+)
 
 
 @functools.cache

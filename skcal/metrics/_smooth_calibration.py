@@ -26,7 +26,12 @@ from skcal._typing import ArrayLike, Label
 from skcal._utils._bins import make_binning
 from skcal._utils._cumulative import residual_prefix_sums
 from skcal._utils._ties import Ties
-from skcal._validation import DATA_CONSTRAINTS, check_calibration_inputs
+from skcal._validation import (
+    DATA_CONSTRAINTS,
+    GROUPS_CONSTRAINT,
+    check_calibration_inputs,
+)
+from skcal.metrics._groups import accepts_groups
 
 
 def _lipschitz_dual(values, prefix):
@@ -114,12 +119,14 @@ def smooth_error_core(*, method, n_grid):
 @validate_params(
     {
         **DATA_CONSTRAINTS,
+        **GROUPS_CONSTRAINT,
         "method": [StrOptions({"auto", "exact", "grid"})],
         "n_grid": [Interval(Integral, 1, None, closed="left")],
         **REDUCTION_CONSTRAINTS,
     },
     prefer_skip_nested_validation=True,
 )
+@accepts_groups
 @fill_doc
 def smooth_calibration_error(
     y_true: ArrayLike,
@@ -128,6 +135,7 @@ def smooth_calibration_error(
     sample_weight: ArrayLike | None = None,
     pos_label: Label | None = None,
     labels: ArrayLike | None = None,
+    groups: ArrayLike | None = None,
     method: Literal["auto", "exact", "grid"] = "auto",
     n_grid: int = 100_000,
     reduction: Literal["auto", "classwise", "positive", "top_label"] = "auto",
@@ -154,6 +162,7 @@ def smooth_calibration_error(
     %(sample_weight)s
     %(pos_label)s
     %(labels)s
+    %(groups)s
     method : {"auto", "exact", "grid"}, default="auto"
         ``"exact"``: the exact value, in :math:`O(m \log m)` time for
         :math:`m` distinct predictions (a few seconds per million).

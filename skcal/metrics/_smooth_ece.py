@@ -32,7 +32,12 @@ from skcal._utils._bootstrap import (
 )
 from skcal._utils._grid import CHANNELS, grid_cells, linear_binning
 from skcal._utils._progress import VERBOSE_CONSTRAINT, Progress
-from skcal._validation import DATA_CONSTRAINTS, check_calibration_inputs
+from skcal._validation import (
+    DATA_CONSTRAINTS,
+    GROUPS_CONSTRAINT,
+    check_calibration_inputs,
+)
+from skcal.metrics._groups import accepts_groups
 
 # The smallest bandwidth (and tolerance) the grid resolves: a bandwidth of
 # 1e-4 already needs a grid of 1.28 million nodes.
@@ -69,6 +74,7 @@ _DENSITY_RTOL = 1e-9
 
 _COMMON_CONSTRAINTS = {
     **DATA_CONSTRAINTS,
+    **GROUPS_CONSTRAINT,
     "sigma": [StrOptions({"auto"}), Interval(Real, _SIGMA_MIN, None, closed="left")],
     "eps": [Interval(Real, _SIGMA_MIN, 1, closed="left")],
 }
@@ -679,6 +685,7 @@ def smooth_ece_core(*, sigma, eps, bandwidths=None):
     },
     prefer_skip_nested_validation=True,
 )
+@accepts_groups
 @fill_doc
 def smooth_ece(
     y_true: ArrayLike,
@@ -687,6 +694,7 @@ def smooth_ece(
     sample_weight: ArrayLike | None = None,
     pos_label: Label | None = None,
     labels: ArrayLike | None = None,
+    groups: ArrayLike | None = None,
     sigma: Literal["auto"] | float = "auto",
     eps: float = 1e-3,
     reduction: Literal["auto", "classwise", "positive", "top_label"] = "auto",
@@ -714,6 +722,7 @@ def smooth_ece(
     %(sample_weight)s
     %(pos_label)s
     %(labels)s
+    %(groups)s
     sigma : "auto" or float, default="auto"
         The bandwidth (standard deviation of the Gaussian), at least 1e-4.
         ``"auto"``: the fixed point :math:`\sigma^* = \mathrm{smECE}_{\sigma^*}`.
@@ -922,6 +931,7 @@ def curve_and_bootstrap(
     },
     prefer_skip_nested_validation=True,
 )
+@accepts_groups
 @fill_doc
 def smooth_reliability_curve(
     y_true: ArrayLike,
@@ -930,6 +940,7 @@ def smooth_reliability_curve(
     sample_weight: ArrayLike | None = None,
     pos_label: Label | None = None,
     labels: ArrayLike | None = None,
+    groups: ArrayLike | None = None,
     sigma: Literal["auto"] | float = "auto",
     eps: float = 1e-3,
     n_points: int = 201,
@@ -959,6 +970,7 @@ def smooth_reliability_curve(
     %(sample_weight)s
     %(pos_label)s
     %(labels)s
+    %(groups)s
     sigma : "auto" or float, default="auto"
         The bandwidth, at least 1e-4; ``"auto"`` is the SmoothECE fixed
         point :math:`\sigma^*` (see :func:`smooth_ece`).

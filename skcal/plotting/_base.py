@@ -31,6 +31,7 @@ from skcal._utils._indexing import take_rows
 from skcal._validation import (
     check_calibration_inputs,
     check_fitted_classifier,
+    check_groups,
     check_partition,
     check_sample_weight,
 )
@@ -133,7 +134,9 @@ def doc_filler(entries=None):
 # ---------------------------------------------------------------------------
 
 
-def canonical_views(y_true, y_prob, sample_weight, pos_label, labels, reduction):
+def canonical_views(
+    y_true, y_prob, sample_weight, pos_label, labels, reduction, groups=None
+):
     """Validate the data once; the public functions' arguments for each view.
 
     Every view is described to the public function in one canonical form:
@@ -150,7 +153,10 @@ def canonical_views(y_true, y_prob, sample_weight, pos_label, labels, reduction)
     reduction : {"positive", "top_label", "classwise"}
         The resolved reduction.
     views : list of dict
-        Keyword arguments of the public function, one dict per view.
+        Keyword arguments of the public function, one dict per view (per
+        group with ``groups``, see :func:`group_views`).
+    panels : tuple or None
+        With ``groups``, the labels and sizes of the groups drawn.
     """
     data = check_calibration_inputs(y_true, y_prob, sample_weight, pos_label, labels)
     reduction = resolve_reduction(data, reduction)
@@ -184,7 +190,53 @@ def canonical_views(y_true, y_prob, sample_weight, pos_label, labels, reduction)
         views = [{**common, "pos_label": data.pos_index, "reduction": "positive"}]
     else:
         views = [{**common, "reduction": "top_label"}]
-    return data, reduction, views
+    if groups is None:
+        return data, reduction, views, None
+    labels, sizes, views = group_views(data, reduction, views, groups)
+    return data, reduction, views, (labels, sizes)
+
+
+def group_views(data, reduction, views, groups):
+    """One view per group: the rows of each group in the one view of ``views``.
+
+    A diagram by group draws one panel per group, so it takes a single view
+    (``"positive"`` or ``"top_label"``). Groups whose weights are all zero
+    are left out.
+
+    Returns
+    -------
+    labels : ndarray of shape (n_groups,)
+        The groups drawn, sorted.
+    sizes : ndarray of shape (n_groups,)
+        Their numbers of rows.
+    views : list of dict
+        Keyword arguments of the public function, one dict per group.
+    """
+    if reduction == "classwise":
+        raise ValueError(
+            "groups= draws one panel per group, and reduction='classwise' one "
+            "panel per class: pass pos_label= to draw one class by group, or "
+            "reduction='top_label'."
+        )
+    (view,) = views
+    split = check_groups(groups, data.y_true.shape[0])
+    weight = view["sample_weight"]
+    kept, per_group = [], []
+    for g, rows in enumerate(split.members()):
+        if weight is not None and not weight[rows].any():
+            continue
+        kept.append(g)
+        per_group.append(
+            {
+                **view,
+                **{
+                    key: None if view[key] is None else view[key][rows]
+                    for key in ("y_true", "y_prob", "sample_weight")
+                },
+            }
+        )
+    sizes = np.bincount(split.index, minlength=split.labels.shape[0])[kept]
+    return split.labels[kept], sizes, per_group
 
 
 def positive_class(data, reduction):
@@ -470,18 +522,29 @@ class CalibrationDisplay:
             cls.from_estimator = _relay(cls, "estimator")
             cls.from_cv_results = _relay(cls, "cv_results")
 
+    @property
+    def _panels(self):
+        """The label of each panel: the classes of a classwise diagram, the
+        groups of a diagram by group; None for a single diagram."""
+        if getattr(self, "groups", None) is not None:
+            return self.groups
+        return self.classes if self.reduction == "classwise" else None
+
     @classmethod
-    def _from_views(cls, data, reduction, per_view, **options):
+    def _from_views(cls, data, reduction, per_view, *, panels=None, **options):
         """The Display of computed views: ``per_view`` is ``{attribute: [value
-        of each view]}``, stored as lists for a classwise diagram and as the
-        single value otherwise; ``options`` are the other constructor keywords.
+        of each view]}``, stored as lists for a classwise diagram or a diagram
+        by group (``panels``, the groups' labels and sizes) and as the single
+        value otherwise; ``options`` are the other constructor keywords.
         """
-        classwise = reduction == "classwise"
-        if classwise:
+        paneled = reduction == "classwise" or panels is not None
+        if reduction == "classwise":
             options["classes"] = data.classes
+        if panels is not None:
+            options["groups"], options["group_sizes"] = panels
         return cls(
             **{
-                key: values if classwise else values[0]
+                key: values if paneled else values[0]
                 for key, values in per_view.items()
             },
             reduction=reduction,
@@ -491,17 +554,17 @@ class CalibrationDisplay:
 
     def _view(self, index):
         """The per-view attributes of view ``index``, as a dict."""
-        classwise = self.reduction == "classwise"
+        paneled = self._panels is not None
         return {
-            f: (getattr(self, f)[index] if classwise else getattr(self, f))
+            f: (getattr(self, f)[index] if paneled else getattr(self, f))
             for f in self._view_fields
         }
 
     def _draw(self, ax, *, name, ref_line, ref_line_kwargs, styles):
         """Draw every view on its axes; store the artists; return ``self``."""
-        classwise = self.reduction == "classwise"
-        if classwise:
-            axes, figure, n_cols = grid_axes(ax, len(self.classes))
+        paneled = self._panels is not None
+        if paneled:
+            axes, figure, n_cols = grid_axes(ax, len(self._panels))
         else:
             single, figure = single_axes(ax)
             axes = np.array([single], dtype=object)
@@ -516,14 +579,14 @@ class CalibrationDisplay:
             for key, artist in drawn.items():
                 artists.setdefault(key, []).append(artist)
             self._decorate(view_ax, index, name)
-        if classwise:
+        if paneled:
             if n_cols is not None:
                 label_outer(axes, n_cols)
             figure_legend(figure, axes)
         for key, values in artists.items():
-            setattr(self, key, values if classwise else values[0])
+            setattr(self, key, values if paneled else values[0])
         self.axes_ = axes
-        self.ax_ = axes if classwise else axes[0]
+        self.ax_ = axes if paneled else axes[0]
         self.figure_ = figure
         return self
 
@@ -786,6 +849,13 @@ RELIABILITY_CONSTRAINTS = {
 }
 
 RELIABILITY_DOC = {
+    "groups": """\
+groups : array-like of shape (n_samples,), default=None
+    The group of each sample (e.g. a region or an age band): one small
+    diagram per group, on shared axes, each titled with its group and size
+    and showing its own measure; the per-view attributes are then lists,
+    one entry per group. Groups whose weights are all zero are left out.
+    Not with ``reduction="classwise"``. See :ref:`groups`.""",
     "ax": """\
 ax : matplotlib Axes or array of Axes, default=None
     Axes to draw on; a new figure is created when None. Pass the ``ax_``
@@ -817,7 +887,7 @@ class ReliabilityDiagram(CalibrationDisplay):
 
     def _legend_label(self, name, view):
         """The legend entry of a model: its name and measure, and the note."""
-        if self.reduction == "classwise":
+        if self._panels is not None:
             # The measure goes in each panel's title.
             label = self._default_name if name is None else name
         else:
@@ -835,21 +905,24 @@ class ReliabilityDiagram(CalibrationDisplay):
                 "Fraction of class",
                 f"Class {self.classes[index]}",
             )
+        title = None
+        if self._panels is not None:
+            title = f"{self.groups[index]} (n = {self.group_sizes[index]})"
         if self.reduction == "top_label":
-            return "Confidence", "Accuracy", None
-        suffix = (
-            "" if self.pos_label is None else f" (positive class: {self.pos_label})"
-        )
+            return "Confidence", "Accuracy", title
+        suffix = ""
+        if self.pos_label is not None and self._panels is None:
+            suffix = f" (positive class: {self.pos_label})"
         # The x label names the positive class; the y label stays short enough
         # for small panels.
-        return f"Predicted probability{suffix}", "Fraction of positives", None
+        return f"Predicted probability{suffix}", "Fraction of positives", title
 
     def _decorate(self, ax, index, name):
         """Limits, aspect, labels, title (classwise: with the measure), legend."""
         xlabel, ylabel, title = self._labels(index)
         ax.set(xlim=(-0.01, 1.01), ylim=(-0.01, 1.01), xlabel=xlabel, ylabel=ylabel)
         ax.set_aspect("equal", adjustable="box")
-        if self.reduction != "classwise":
+        if self._panels is None:
             axes_legend(ax)
             return
         # Compact: "SmoothECE 0.021 [0.010, 0.034]" in a small title.

@@ -117,6 +117,10 @@ class BinnedReliabilityDisplay(ReliabilityDiagram):
         Name of the curve in the legend.
     pos_label : int, float, bool or str, default=None
         The positive class of a ``"positive"`` view, for the axis labels.
+    groups : ndarray of shape (n_groups,), default=None
+        For a diagram by group, the group of each view.
+    group_sizes : ndarray of shape (n_groups,), default=None
+        For a diagram by group, the number of rows of each group.
 
     Attributes
     ----------
@@ -175,6 +179,8 @@ class BinnedReliabilityDisplay(ReliabilityDiagram):
         classes: np.ndarray | None = None,
         name: str | None = None,
         pos_label: Label | None = None,
+        groups: np.ndarray | None = None,
+        group_sizes: np.ndarray | None = None,
     ) -> None:
         self.table = table
         self.ece = ece
@@ -184,6 +190,8 @@ class BinnedReliabilityDisplay(ReliabilityDiagram):
         self.classes = classes
         self.name = name
         self.pos_label = pos_label
+        self.groups = groups
+        self.group_sizes = group_sizes
 
     @validate_params(
         {**PLOT_CONSTRAINTS, **RELIABILITY_PLOT_CONSTRAINTS, **_STYLE_CONSTRAINTS},
@@ -263,7 +271,7 @@ class BinnedReliabilityDisplay(ReliabilityDiagram):
             errorbar = _draw_intervals(ax, table, color, styles["errorbar"], label)
         hist = None
         if styles["show_counts"]:
-            numbers = self.reduction != "classwise"  # too small in a grid
+            numbers = self._panels is None  # too small in a grid
             hist = _draw_counts(ax, table, color, styles["hist"], numbers)
         return {"line_": line, "errorbar_": errorbar, "hist_": hist}
 
@@ -284,10 +292,11 @@ class BinnedReliabilityDisplay(ReliabilityDiagram):
         n_bootstrap,
         random_state,
         name,
+        groups=None,
     ):
         """The display of validated options, not drawn (see from_predictions)."""
-        data, reduction, views = canonical_views(
-            y_true, y_prob, sample_weight, pos_label, labels, reduction
+        data, reduction, views, panels = canonical_views(
+            y_true, y_prob, sample_weight, pos_label, labels, reduction, groups
         )
         rng = check_random_state(random_state)
         bins = {"n_bins": n_bins, "strategy": strategy}
@@ -308,6 +317,7 @@ class BinnedReliabilityDisplay(ReliabilityDiagram):
             data,
             reduction,
             per_view,
+            panels=panels,
             interval=interval,
             confidence_level=None if interval is None else confidence_level,
             name=name,
@@ -332,6 +342,7 @@ class BinnedReliabilityDisplay(ReliabilityDiagram):
         sample_weight: ArrayLike | None = None,
         pos_label: Label | None = None,
         labels: ArrayLike | None = None,
+        groups: ArrayLike | None = None,
         reduction: Literal["auto", "classwise", "positive", "top_label"] = "auto",
         n_bins: int | Literal["cube_root"] = 15,
         strategy: Literal["quantile", "uniform"] = "uniform",
@@ -363,6 +374,7 @@ class BinnedReliabilityDisplay(ReliabilityDiagram):
         %(sample_weight)s
         %(pos_label)s
         %(labels)s
+        %(groups)s
         %(reduction)s
         %(n_bins)s
         %(strategy)s
@@ -398,6 +410,7 @@ class BinnedReliabilityDisplay(ReliabilityDiagram):
             n_bootstrap=n_bootstrap,
             random_state=random_state,
             name=name,
+            groups=groups,
         )
         return display.plot(
             ax=ax,

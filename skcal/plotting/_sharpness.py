@@ -462,7 +462,14 @@ class CalibrationSharpnessDisplay(CalibrationDisplay):
     @classmethod
     @validate_params(
         {
-            **parameter_constraints(calibration_sharpness_curve),
+            # One curve of all the rows: the reliability diagrams draw groups.
+            **{
+                name: constraint
+                for name, constraint in parameter_constraints(
+                    calibration_sharpness_curve
+                ).items()
+                if name != "groups"
+            },
             **PLOT_CONSTRAINTS,
             **_STYLE_CONSTRAINTS,
         },
@@ -530,7 +537,7 @@ class CalibrationSharpnessDisplay(CalibrationDisplay):
         display : CalibrationSharpnessDisplay
             The drawn display.
         """
-        data, reduction, (view,) = canonical_views(
+        data, reduction, (view,), _ = canonical_views(
             y_true, y_prob, sample_weight, pos_label, labels, reduction
         )
         curve = calibration_sharpness_curve(

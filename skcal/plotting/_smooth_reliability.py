@@ -257,6 +257,10 @@ class SmoothReliabilityDisplay(ReliabilityDiagram):
         Name of the curve in the legend.
     pos_label : int, float, bool or str, default=None
         The positive class of a ``"positive"`` view, for the axis labels.
+    groups : ndarray of shape (n_groups,), default=None
+        For a diagram by group, the group of each view.
+    group_sizes : ndarray of shape (n_groups,), default=None
+        For a diagram by group, the number of rows of each group.
 
     Attributes
     ----------
@@ -312,7 +316,8 @@ class SmoothReliabilityDisplay(ReliabilityDiagram):
     when its predictions span less than two grid points, when the curve is
     drawn over less than half of the range of the predictions, or when its
     band is on average higher than half of the square where the curve is
-    drawn. A classwise diagram falls back when any class does, so that the
+    drawn. A classwise diagram (or one by group) falls back when any class
+    (or group) does, so that the
     panels stay comparable. ``reason_`` and the legend say which rule
     applied.
 
@@ -387,6 +392,8 @@ class SmoothReliabilityDisplay(ReliabilityDiagram):
         classes: np.ndarray | None = None,
         name: str | None = None,
         pos_label: Label | None = None,
+        groups: np.ndarray | None = None,
+        group_sizes: np.ndarray | None = None,
     ) -> None:
         self.grid = grid
         self.curve = curve
@@ -405,6 +412,8 @@ class SmoothReliabilityDisplay(ReliabilityDiagram):
         self.classes = classes
         self.name = name
         self.pos_label = pos_label
+        self.groups = groups
+        self.group_sizes = group_sizes
 
     @validate_params(
         {
@@ -473,7 +482,8 @@ class SmoothReliabilityDisplay(ReliabilityDiagram):
 
     def _verdict(self, min_effective_count):
         """Why the smooth diagram says too little (the first such view), or None."""
-        n_views = len(self.classes) if self.reduction == "classwise" else 1
+        panels = self._panels
+        n_views = 1 if panels is None else len(panels)
         reasons = [
             (index, _verdict(self._view(index), min_effective_count))
             for index in range(n_views)
@@ -482,11 +492,18 @@ class SmoothReliabilityDisplay(ReliabilityDiagram):
         if not failed:
             return None
         index, reason = failed[0]
-        if self.reduction != "classwise":
+        if panels is None:
             return reason
+        kinds, kind = (
+            ("classes", "class")
+            if self.reduction == "classwise"
+            else (
+                "groups",
+                "group",
+            )
+        )
         return (
-            f"{len(failed)} of {n_views} classes, e.g. class "
-            f"{self.classes[index]}: {reason}"
+            f"{len(failed)} of {n_views} {kinds}, e.g. {kind} {panels[index]}: {reason}"
         )
 
     def _plot_binned(self, ax, name, reason, ref_line, line_kwargs, ref_line_kwargs):
@@ -504,8 +521,8 @@ class SmoothReliabilityDisplay(ReliabilityDiagram):
         finally:
             del binned._legend_note
         self.line_, self.ref_line_ = binned.line_, binned.ref_line_
-        classwise = self.reduction == "classwise"
-        self.band_ = [None] * len(binned.axes_) if classwise else None
+        paneled = self._panels is not None
+        self.band_ = [None] * len(binned.axes_) if paneled else None
         self.ax_, self.axes_, self.figure_ = binned.ax_, binned.axes_, binned.figure_
         self.kind_, self.reason_ = "binned", reason
         return self
@@ -597,6 +614,7 @@ class SmoothReliabilityDisplay(ReliabilityDiagram):
         sample_weight: ArrayLike | None = None,
         pos_label: Label | None = None,
         labels: ArrayLike | None = None,
+        groups: ArrayLike | None = None,
         reduction: Literal["auto", "classwise", "positive", "top_label"] = "auto",
         sigma: Literal["auto"] | float = "auto",
         eps: float = 1e-3,
@@ -631,6 +649,7 @@ class SmoothReliabilityDisplay(ReliabilityDiagram):
         %(sample_weight)s
         %(pos_label)s
         %(labels)s
+        %(groups)s
         %(reduction)s
         %(sigma)s
         eps : float, default=1e-3
@@ -655,8 +674,8 @@ class SmoothReliabilityDisplay(ReliabilityDiagram):
         display : SmoothReliabilityDisplay
             The drawn display; ``kind_`` says which diagram was drawn.
         """
-        data, reduction, views = canonical_views(
-            y_true, y_prob, sample_weight, pos_label, labels, reduction
+        data, reduction, views, panels = canonical_views(
+            y_true, y_prob, sample_weight, pos_label, labels, reduction, groups
         )
         options: dict[str, Any] = {"sigma": sigma, "eps": eps, "n_points": n_points}
         options.update(n_bootstrap=n_bootstrap, confidence_level=confidence_level)
@@ -664,8 +683,8 @@ class SmoothReliabilityDisplay(ReliabilityDiagram):
         options.update(n_jobs=n_jobs)
         curves = [smooth_reliability_curve(**view, **options) for view in views]
         display = cls._from_curves(
-            (y_true, y_prob, sample_weight, pos_label, labels),
-            (data, reduction, curves),
+            (y_true, y_prob, sample_weight, pos_label, labels, groups),
+            (data, reduction, curves, panels),
             confidence_level=confidence_level,
             min_effective_count=min_effective_count,
             fallback=fallback,
@@ -694,19 +713,20 @@ class SmoothReliabilityDisplay(ReliabilityDiagram):
     ):
         """The display of computed curves, not drawn, with its binned fallback.
 
-        ``inputs`` are ``(y_true, y_prob, sample_weight, pos_label, labels)``
-        and ``computed`` is ``(data, reduction, curves)``: what
-        :func:`~skcal.plotting._base.canonical_views` gave for them and the
-        :func:`~skcal.metrics.smooth_reliability_curve` of each view. The
+        ``inputs`` are ``(y_true, y_prob, sample_weight, pos_label, labels,
+        groups)`` and ``computed`` is ``(data, reduction, curves, panels)``:
+        what :func:`~skcal.plotting._base.canonical_views` gave for them and
+        the :func:`~skcal.metrics.smooth_reliability_curve` of each view. The
         report computes its curve once, for its SmoothECE interval and for
         the diagram.
         """
-        data, reduction, curves = computed
+        data, reduction, curves, panels = computed
         per_view = {field: [c[key] for c in curves] for field, key in _FIELDS.items()}
         display = cls._from_views(
             data,
             reduction,
             per_view,
+            panels=panels,
             # The level of a band, when the curves have one.
             confidence_level=(
                 confidence_level if curves[0].band_low is not None else None
@@ -725,8 +745,9 @@ class SmoothReliabilityDisplay(ReliabilityDiagram):
 
 def _binned_fallback(data, *, reduction, confidence_level, name):
     """The binned diagram of ``data = (y_true, y_prob, sample_weight,
-    pos_label, labels)``, at BinnedReliabilityDisplay's defaults, not drawn."""
-    y_true, y_prob, sample_weight, pos_label, labels = data
+    pos_label, labels, groups)``, at BinnedReliabilityDisplay's defaults, not
+    drawn."""
+    y_true, y_prob, sample_weight, pos_label, labels, groups = data
     defaults = inspect.signature(BinnedReliabilityDisplay.from_predictions).parameters
     return BinnedReliabilityDisplay._compute(
         y_true,
@@ -741,6 +762,7 @@ def _binned_fallback(data, *, reduction, confidence_level, name):
         },
         confidence_level=confidence_level,
         name=name,
+        groups=groups,
     )
 
 

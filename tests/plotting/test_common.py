@@ -179,6 +179,9 @@ DESCRIPTIVE = {
     "bandwidth",
     "interval",
     "confidence_level",
+    # A diagram by group: the labels of its panels and their numbers of rows.
+    "groups",
+    "group_sizes",
 }
 
 # Constructor parameters holding another Display: the smooth diagram's binned
@@ -1102,3 +1105,63 @@ def test_from_cv_results_refuses_overlapping_test_folds(pyplot, Display, options
     )
     with pytest.raises(ValueError, match="must be disjoint"):
         Display.from_cv_results(results, X, y, **options)
+
+
+GROUPED_DISPLAYS = [
+    pytest.param(BinnedReliabilityDisplay, {"n_bins": 10}, id="binned"),
+    pytest.param(SmoothReliabilityDisplay, {"n_bootstrap": 0}, id="smooth"),
+]
+
+
+@pytest.mark.parametrize("problem", ["binary", "weighted", "multiclass"])
+@pytest.mark.parametrize("Display, options", GROUPED_DISPLAYS)
+def test_groups_draw_one_panel_per_group(pyplot, Display, options, problem):
+    """Check that a diagram by group draws each group's numbers in its panel.
+
+    Each panel's numbers are the public functions' on the group's rows;
+    its title names the group and its size; a group of zero weight is left
+    out.
+    """
+    rng = np.random.RandomState(0)
+    y_true, y_prob, weights, view = _predictions(rng, problem)
+    n = np.shape(y_prob)[0]
+    groups = np.array(["b", "a", "c"])[rng.randint(0, 3, size=n)]
+    if weights is not None:
+        weights = np.where(groups == "c", 0.0, weights)
+    display = Display.from_predictions(
+        y_true, y_prob, sample_weight=weights, groups=groups, **view, **options
+    )
+    drawn = ["a", "b"] if weights is not None else ["a", "b", "c"]
+    assert display.groups.tolist() == drawn
+    assert display.group_sizes.tolist() == [int((groups == g).sum()) for g in drawn]
+    assert len(display.axes_) == len(drawn)
+    titles = _panel_titles(display)
+    assert titles == [f"{g} (n = {(groups == g).sum()})" for g in drawn]
+    labels = np.unique(y_true)
+    for index, group in enumerate(drawn):
+        rows = groups == group
+        (expected,) = _expected_numbers(
+            Display,
+            np.asarray(y_true)[rows],
+            np.asarray(y_prob)[rows],
+            {
+                "sample_weight": None if weights is None else weights[rows],
+                "labels": labels,
+                **options,
+            },
+            [view],
+        )
+        for attribute, value in expected.items():
+            _assert_same_values(getattr(display, attribute)[index], value, attribute)
+
+
+@pytest.mark.parametrize("Display, options", GROUPED_DISPLAYS)
+def test_groups_refuse_classwise(pyplot, Display, options):
+    """Check that groups and a classwise grid, two grids at once, are refused."""
+    rng = np.random.RandomState(0)
+    y_true, y_prob, _, _ = _predictions(rng, "multiclass")
+    groups = np.arange(len(y_true)) % 2
+    with pytest.raises(ValueError, match="one panel per group"):
+        Display.from_predictions(
+            y_true, y_prob, groups=groups, reduction="classwise", **options
+        )
