@@ -19,7 +19,7 @@ import numpy as np
 from sklearn import get_config
 from sklearn.base import clone
 from sklearn.model_selection import check_cv, cross_val_predict
-from sklearn.utils import check_random_state, indexable
+from sklearn.utils import Bunch, check_random_state, indexable
 from sklearn.utils.validation import has_fit_parameter
 
 from skcal._docstrings import fill_doc
@@ -29,10 +29,12 @@ from skcal._utils._bootstrap import N_BOOTSTRAP
 from skcal._utils._progress import VERBOSE_CONSTRAINT
 from skcal._utils._scaling import normalized_weights
 from skcal._validation import (
+    check_groups,
     check_partition,
     check_recalibration_target,
     check_sample_weight,
 )
+from skcal.metrics._groups import GroupedResult
 from skcal.metrics._interval import measure_intervals
 from skcal.metrics._registry import MEASURES_BY_NAME, custom_measure
 
@@ -111,18 +113,86 @@ class _Pooled:
 
     def __init__(self, measures, y, y_prob, classes, sample_weight):
         self.measures, self.classes = measures, classes
-        self.y, self.y_prob, self.sample_weight = y, y_prob, sample_weight
+        self.y, self.y_prob, self.original_weight = y, y_prob, sample_weight
+        # Every measure depends on ratios of weights only: scaled, they never
+        # overflow in the measures or the bootstrap.
+        self.sample_weight = normalized_weights(sample_weight)
+
+    def problem(self, rows=None):
+        """``(y_true, y_prob, classes, sample_weight, pos_label)`` of the rows
+        ``rows`` (all of them when None), as the intervals take it."""
+        if rows is None:
+            return self.y, self.y_prob, self.classes, self.sample_weight, None
+        weights = None if self.sample_weight is None else self.sample_weight[rows]
+        return self.y[rows], self.y_prob[rows], self.classes, weights, None
 
     def value(self, name, rows=None):
         """The measure ``name`` of the rows ``rows`` (all of them when None)."""
-        if rows is None:
-            y, y_prob, weights = self.y, self.y_prob, self.sample_weight
-        else:
-            y, y_prob = self.y[rows], self.y_prob[rows]
-            weights = None if self.sample_weight is None else self.sample_weight[rows]
+        y, y_prob, classes, weights, _ = self.problem(rows)
         return self.measures[name].evaluate(
-            y, y_prob, classes=self.classes, sample_weight=weights
+            y, y_prob, classes=classes, sample_weight=weights
         )
+
+
+def _group_table(name, grouped, level):
+    """The lines of one measure's values and intervals by group."""
+    labels = [str(g) for g in grouped.groups]
+    width = max(len("group"), *(len(s) for s in labels))
+    lines = [
+        f"{name} by group (worst: {grouped.worst_group!r})",
+        f"{'group':<{width}}  {'n':>8}  {'pooled':>8}  {level:>19}",
+    ]
+    for i, label in enumerate(labels):
+        interval = f"[{grouped.low[i]:.4f}, {grouped.high[i]:.4f}]"
+        lines.append(
+            f"{label:<{width}}  {grouped.n_samples[i]:>8d}  "
+            f"{grouped.value[i]:>8.4f}  {interval:>19}"
+        )
+    return "\n".join(lines)
+
+
+def _intervals(pooled, rows, values, options):
+    """``{name: (low, high)}`` of the measures of the pooled rows ``rows``
+    (all of them when None); NaN without resamples."""
+    if not options["n_bootstrap"]:
+        return dict.fromkeys(pooled.measures, (np.nan, np.nan))
+    return measure_intervals(pooled.measures, pooled.problem(rows), values, **options)
+
+
+def _by_group(pooled, split, value, intervals, options):
+    """``{name: GroupedResult}``: each measure and its interval per group.
+
+    Groups whose weights are all zero are left out.
+    """
+    weight = pooled.sample_weight
+    kept, answers = [], []
+    for g, rows in enumerate(split.members()):
+        if weight is not None and not weight[rows].any():
+            continue
+        values = {name: pooled.value(name, rows) for name in pooled.measures}
+        answers.append((values, _intervals(pooled, rows, values, options)))
+        kept.append(g)
+    members = split.members()
+    sizes = np.array([members[g].shape[0] for g in kept])
+    totals = sizes.astype(np.float64)
+    if pooled.original_weight is not None:
+        totals = np.array([pooled.original_weight[members[g]].sum() for g in kept])
+
+    def answer(values, bounds, name):
+        low, high = bounds[name]
+        return Bunch(value=values[name], low=low, high=high)
+
+    return {
+        name: GroupedResult(
+            function=name,
+            groups=split.labels[kept],
+            results=[answer(v, b, name) for v, b in answers],
+            n_samples=sizes,
+            weight=totals,
+            overall=answer(value, intervals, name),
+        )
+        for name in pooled.measures
+    }
 
 
 class CrossValCalibration:
@@ -158,6 +228,9 @@ class CrossValCalibration:
         The number of bootstrap resamples.
     name : str
         The estimator's class name.
+    by_group : dict or None, default=None
+        With ``groups``, ``{measure: GroupedResult}``: each group's value,
+        ``low`` and ``high`` (its interval) and size.
 
     See Also
     --------
@@ -191,6 +264,7 @@ class CrossValCalibration:
         confidence_level: float,
         n_bootstrap: int,
         name: str,
+        by_group: dict[str, GroupedResult] | None = None,
     ) -> None:
         self.metrics = metrics
         self.value = value
@@ -205,6 +279,7 @@ class CrossValCalibration:
         self.confidence_level = confidence_level
         self.n_bootstrap = n_bootstrap
         self.name = name
+        self.by_group = by_group
 
     def to_frame(self):
         """The table as a pandas DataFrame, one row per measure.
@@ -250,6 +325,8 @@ class CrossValCalibration:
                 f"{name:<{width}}  {self.value[name]:>8.4f}  {interval:>19}  "
                 f"{np.mean(folds):>10.4f} ({np.std(folds):.4f})"
             )
+        for name, grouped in (self.by_group or {}).items():
+            lines += ["", _group_table(name, grouped, level)]
         return "\n".join(lines)
 
     def __repr__(self):
@@ -262,6 +339,7 @@ class CrossValCalibration:
         "X": ["array-like"],
         "y": ["array-like"],
         "sample_weight": ["array-like", None],
+        "groups": ["array-like", None],
         "cv": ["cv_object"],
         "metrics": [list, tuple, dict],
         "n_bootstrap": [Interval(Integral, 0, None, closed="left")],
@@ -279,6 +357,7 @@ def cross_val_calibration(
     y: ArrayLike,
     *,
     sample_weight: ArrayLike | None = None,
+    groups: ArrayLike | None = None,
     cv: CVLike = 5,
     metrics: list | tuple | dict = DEFAULT_METRICS,
     n_bootstrap: int = N_BOOTSTRAP,
@@ -313,6 +392,14 @@ def cross_val_calibration(
         Sample weights, used by the measures and the bootstrap, and passed
         to the estimator's ``fit`` when its signature has ``sample_weight``
         (with metadata routing enabled: when it requests them).
+    groups : array-like of shape (n_samples,), default=None
+        The subgroup of each sample (a region, an age band, ...): each
+        measure is also computed on each group's pooled out-of-fold
+        predictions, with its interval (``by_group``). These groups are
+        not passed to the splitter; to keep groups of samples out of each
+        other's folds, pass the splits, e.g.
+        ``cv=list(GroupKFold().split(X, y, other_groups))``. See
+        :ref:`groups`.
     cv : int, cross-validation generator or iterable, default=5
         The folds, as in :func:`sklearn.model_selection.check_cv` (stratified
         for an int); the test sets must partition the samples.
@@ -382,30 +469,28 @@ def cross_val_calibration(
     _, classes = check_recalibration_target(y)
     y = np.asarray(y)
     sample_weight = check_sample_weight(sample_weight, y.shape[0])
+    split = None if groups is None else check_groups(groups, y.shape[0])
     splits = _partition(cv, X, y)
     y_prob = _out_of_fold_probabilities(estimator, X, y, sample_weight, splits, n_jobs)
 
-    # Every measure depends on ratios of weights only: scaled, they never
-    # overflow in the measures or the bootstrap.
-    scaled = normalized_weights(sample_weight)
-    pooled = _Pooled(resolved, y, y_prob, classes, scaled)
+    pooled = _Pooled(resolved, y, y_prob, classes, sample_weight)
     value = {name: pooled.value(name) for name in resolved}
     per_fold = {
         name: np.array([pooled.value(name, test) for _, test in splits])
         for name in resolved
     }
-    intervals = dict.fromkeys(resolved, (np.nan, np.nan))
-    if n_bootstrap:
-        intervals = measure_intervals(
-            resolved,
-            (y, y_prob, classes, scaled, None),
-            value,
-            n_bootstrap=n_bootstrap,
-            confidence_level=confidence_level,
-            rng=check_random_state(random_state),
-            verbose=verbose,
-            n_jobs=n_jobs,
-        )
+    rng = check_random_state(random_state)
+    interval_options = {
+        "n_bootstrap": n_bootstrap,
+        "confidence_level": confidence_level,
+        "rng": rng,
+        "verbose": verbose,
+        "n_jobs": n_jobs,
+    }
+    intervals = _intervals(pooled, None, value, interval_options)
+    by_group = None
+    if split is not None:
+        by_group = _by_group(pooled, split, value, intervals, interval_options)
     ci_low = {name: low for name, (low, _) in intervals.items()}
     ci_high = {name: high for name, (_, high) in intervals.items()}
     return CrossValCalibration(
@@ -422,4 +507,5 @@ def cross_val_calibration(
         confidence_level=confidence_level,
         n_bootstrap=n_bootstrap,
         name=type(estimator).__name__,
+        by_group=by_group,
     )

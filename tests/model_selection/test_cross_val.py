@@ -510,3 +510,74 @@ def test_recalibrated_classifier(global_random_seed):
     )
     for name in result.metrics:
         assert np.isfinite(result.value[name])
+
+
+def test_groups_give_each_group_its_measures_and_intervals():
+    """Check that ``groups=`` measures each group's pooled out-of-fold rows.
+
+    The values are the measures of the group's rows of the pool, each inside
+    its interval; a group of zero weight is left out; the printed table
+    lists the groups.
+    """
+    rng = np.random.RandomState(0)
+    n = 400
+    y_prob = rng.dirichlet([2.0, 2.0, 2.0], size=n)
+    y = np.array([rng.choice(3, p=row) for row in y_prob])
+    groups = np.array(["old", "young", "mid", "none"])[rng.randint(0, 4, size=n)]
+    weight = np.where(groups == "none", 0.0, rng.uniform(0.5, 2.0, size=n))
+    result = cross_val_calibration(
+        _FixedProbabilities(),
+        y_prob,
+        y,
+        sample_weight=weight,
+        groups=groups,
+        metrics=FAST,
+        n_bootstrap=50,
+        random_state=0,
+    )
+    measures = {m.name: m for m in all_measures()}
+    for name in FAST:
+        grouped = result.by_group[name]
+        assert grouped.groups.tolist() == ["mid", "old", "young"]
+        for i, group in enumerate(grouped.groups):
+            rows = groups == group
+            assert grouped.n_samples[i] == rows.sum()
+            assert grouped.weight[i] == pytest.approx(weight[rows].sum())
+            expected = measures[name].evaluate(
+                y[rows], y_prob[rows], classes=np.arange(3), sample_weight=weight[rows]
+            )
+            assert grouped.value[i] == pytest.approx(expected, rel=1e-12)
+            assert grouped.low[i] <= grouped.value[i] <= grouped.high[i]
+        assert grouped.overall.value == result.value[name]
+        assert grouped.worst_group == grouped.groups[np.argmax(grouped.value)]
+    assert "expected_calibration_error by group" in str(result)
+
+
+def test_groups_are_not_passed_to_the_splitter():
+    """Check that the subgroups are measured, not used to make folds."""
+    X = np.random.RandomState(0).normal(size=(60, 2))
+    y = np.arange(60) % 2
+    groups = np.repeat([0, 1, 2], 20)
+    with_groups = cross_val_calibration(
+        GaussianNB(), X, y, groups=groups, cv=KFold(3), n_bootstrap=0
+    )
+    without = cross_val_calibration(GaussianNB(), X, y, cv=KFold(3), n_bootstrap=0)
+    assert_allclose(with_groups.y_prob, without.y_prob)
+    assert np.isnan(with_groups.by_group["log_loss"].low).all()
+
+
+class _CountingFits(GaussianNB):
+    fits = 0
+
+    def fit(self, X, y, sample_weight=None):
+        type(self).fits += 1
+        return super().fit(X, y, sample_weight)
+
+
+def test_bad_groups_rejected_before_fitting():
+    """Check that wrong group labels are refused before any model is fitted."""
+    X = np.zeros((30, 1))
+    y = np.arange(30) % 2
+    with pytest.raises(ValueError, match="groups has 29 entries but there are 30"):
+        cross_val_calibration(_CountingFits(), X, y, groups=np.zeros(29))
+    assert _CountingFits.fits == 0
