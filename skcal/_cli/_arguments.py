@@ -298,6 +298,13 @@ def _add_columns(report):
         help="top-label input: the predicted label (an event when it equals --y-true)",
     )
     report.add_argument(
+        "--groups",
+        metavar="COL",
+        help="column of group labels (a region, an age band, ...): also report "
+        "each measure with its interval for every group, the worst group and, "
+        "with --out, a reliability diagram with one panel per group",
+    )
+    report.add_argument(
         "--pos-label",
         metavar="L",
         help="binary input: the class whose probability --y-prob gives (default "

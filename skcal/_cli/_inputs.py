@@ -41,18 +41,24 @@ class Request(NamedTuple):
         The probability columns (empty for top-label input).
     predicted, confidence : str or None
         Top-label input: the predicted label and its confidence.
+    groups : str or None
+        The group labels (``--groups``).
     """
 
     y_true: str
     y_prob: list
     predicted: str | None = None
     confidence: str | None = None
+    groups: str | None = None
 
     def labels(self):
         """The label columns."""
-        return (
-            [self.y_true] if self.predicted is None else [self.y_true, self.predicted]
-        )
+        columns = [self.y_true]
+        if self.predicted is not None:
+            columns.append(self.predicted)
+        if self.groups is not None and self.groups not in columns:
+            columns.append(self.groups)
+        return columns
 
     def numbers(self):
         """The columns of numbers."""
@@ -92,7 +98,7 @@ def column_request(args, src):
         _check_top_label_options(args)
         if args.y_true is None:
             raise InputError("name the column of true labels with --y-true")
-        return Request(args.y_true, [], args.predicted, args.confidence)
+        return Request(args.y_true, [], args.predicted, args.confidence, args.groups)
     y_true, y_prob = args.y_true, args.y_prob
     if (y_true is None or not y_prob) and src.format in ("npz", "npy"):
         found_true, found_prob = guess_columns(src)
@@ -105,7 +111,7 @@ def column_request(args, src):
             "problem, one per class otherwise), or give --confidence and "
             "--predicted for top-label predictions"
         )
-    return Request(y_true, list(y_prob))
+    return Request(y_true, list(y_prob), groups=args.groups)
 
 
 def label_like(text, labels):

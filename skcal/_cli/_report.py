@@ -34,6 +34,12 @@ from skcal._cli._diagrams import (
     write_diagrams,
 )
 from skcal._cli._errors import reported
+from skcal._cli._groups import (
+    group_paths,
+    measure_groups,
+    printed_groups,
+    write_groups,
+)
 from skcal._cli._inputs import build_problem, column_request
 from skcal._cli._output import format_table, prepare_outputs, verbosity, write_csv
 from skcal._cli._reading import TEXT_FORMATS, read_columns, source
@@ -65,16 +71,18 @@ def _about(src, request):
 
 
 def _load(args, src, request):
-    """The validated problem; the columns as read are dropped on return."""
+    """The validated problem and the group column (or None); the other columns
+    as read are dropped on return."""
     columns = read_columns(src, request.labels(), request.numbers(), args.max_bytes)
     with reported(_about(src, request)):
-        return build_problem(
+        problem = build_problem(
             request,
             columns,
             printed=src.format in TEXT_FORMATS,
             pos_label=args.pos_label,
             labels=args.labels,
         )
+    return problem, columns.get(request.groups)
 
 
 def _panel(problem):
@@ -124,18 +132,30 @@ def _intervals(problem, measures, values, args, joint):
 
 
 def _measure(args, src, request):
-    """The problem, ``{name: value}``, ``{name: (low, high)}`` and the smooth curve."""
-    problem = _load(args, src, request)
+    """The problem, ``{name: value}``, ``{name: (low, high)}``, the smooth curve,
+    and the groups' (:func:`~skcal._cli._groups.measure_groups`, or None)."""
+    problem, group_column = _load(args, src, request)
     measures = {name: MEASURES_BY_NAME[name] for name in dict.fromkeys(args.metrics)}
     options = _options(args, measures)
+
+    def measure(part):
+        return {name: part.score(m, **options[name]) for name, m in measures.items()}
+
     with reported(str(src.path)):
-        values = {
-            name: problem.score(m, **options[name]) for name, m in measures.items()
-        }
+        values = measure(problem)
         smooth, joint = _smooth(problem, measures, args)
         others = {k: m for k, m in measures.items() if k not in joint}
         intervals = _intervals(problem, others, values, args, joint)
-    return problem, values, intervals, smooth
+    groups = None
+    if group_column is not None:
+        with reported(f"{src.path}: --groups {request.groups!r}"):
+            groups = measure_groups(
+                problem,
+                group_column,
+                measure,
+                lambda part, v: _intervals(part, measures, v, args, {}),
+            )
+    return problem, values, intervals, smooth, group_column, groups
 
 
 def _outputs(args, src):
@@ -145,7 +165,10 @@ def _outputs(args, src):
     folder = Path(args.out)
     table, prefix = folder / f"{src.stem}-calibration.csv", f"{folder / src.stem}-"
     bins = folder / f"{src.stem}-bins.csv"
-    prepare_outputs(folder, [table, bins, *diagram_paths(prefix)], args.overwrite)
+    paths = [table, bins, *diagram_paths(prefix)]
+    if args.groups is not None:
+        paths += group_paths(prefix)
+    prepare_outputs(folder, paths, args.overwrite)
     return table, bins, prefix
 
 
@@ -154,7 +177,7 @@ def _write(outputs, measured, bins, args, src):
 
     ``measured`` is what :func:`_measure` returned.
     """
-    problem, values, intervals, smooth = measured
+    problem, values, intervals, smooth, group_column, groups = measured
     table, bins_path, prefix = outputs
     rows = []
     for name, value in values.items():
@@ -174,7 +197,17 @@ def _write(outputs, measured, bins, args, src):
             verbose=verbosity(args),
             computed=None if smooth is None else {src.stem: smooth},
         )
-    return [table, bins_path, *diagrams]
+    written = [table, bins_path, *diagrams]
+    if groups is not None:
+        options = {**_bins(args), "top_label": problem.top_label}
+        options["overwrite"] = args.overwrite
+        classes = np.arange(problem.y_prob.shape[1])
+        panel = (problem.y_true, problem.y_prob, classes, group_column)
+        with reported(f"{src.path}: cannot draw the diagram by group"):
+            written += write_groups(
+                group_paths(prefix), groups, args.groups, panel, options
+            )
+    return written
 
 
 def _printed_table(src, problem, values, intervals, n_bootstrap):
@@ -236,11 +269,13 @@ def run_report(args):
     request = column_request(args, src)
     outputs = _outputs(args, src)
     measured = _measure(args, src, request)
-    problem, values, intervals, _ = measured
+    problem, values, intervals, _, _, groups = measured
     view = ReportView.of(problem)  # the binary view, taken once
     bins = bin_table(view, args.n_bins, args.strategy, CONFIDENCE_LEVEL)
     written = [] if outputs is None else _write(outputs, measured, bins, args, src)
     lines = _printed_table(src, problem, values, intervals, args.n_bootstrap)
+    if groups is not None:
+        lines += printed_groups(args.groups, groups, list(values))
     lines += _printed_rest(args, view, values, bins)
     lines += [f"Wrote {path}" for path in written]
     print("\n".join(lines))

@@ -94,6 +94,8 @@ def _check_request(args):
         raise InputError("a streamed report needs --y-true and --y-prob")
     if args.at:
         raise InputError("--at needs the rows; it is not part of a streamed report")
+    if args.groups is not None:
+        raise InputError("--groups needs the rows; it is not part of a streamed report")
     unknown = [m for m in args.metrics if m not in _MEASURES]
     if unknown:
         raise InputError(
