@@ -335,12 +335,12 @@ class Groups(NamedTuple):
     ----------
     labels : ndarray of shape (n_groups,)
         The distinct group labels, sorted.
-    index : ndarray of shape (n_samples,)
+    codes : ndarray of shape (n_samples,)
         The position of each sample's group in ``labels``.
     """
 
     labels: np.ndarray
-    index: np.ndarray
+    codes: np.ndarray
 
     def members(self):
         """The rows of each group, in the order of ``labels``.
@@ -351,8 +351,8 @@ class Groups(NamedTuple):
             ``rows[g]`` holds the indices of the samples of group ``g``,
             increasing.
         """
-        order = np.argsort(self.index, kind="stable")
-        ends = np.cumsum(np.bincount(self.index, minlength=self.labels.shape[0]))
+        order = np.argsort(self.codes, kind="stable")
+        ends = np.cumsum(np.bincount(self.codes, minlength=self.labels.shape[0]))
         return np.split(order, ends[:-1])
 
 

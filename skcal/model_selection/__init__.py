@@ -9,6 +9,7 @@ from skcal.metrics._scorer import (
     make_calibration_scorer,
 )
 from skcal.model_selection._cross_val import CrossValCalibration, cross_val_calibration
+from skcal.model_selection._sample_size import sample_size_curve
 
 __all__ = [
     "CrossValCalibration",
@@ -17,4 +18,5 @@ __all__ = [
     "get_scorer_names",
     "get_scorers",
     "make_calibration_scorer",
+    "sample_size_curve",
 ]

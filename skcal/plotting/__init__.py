@@ -3,11 +3,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
 
 from skcal.plotting._binned_reliability import BinnedReliabilityDisplay
+from skcal.plotting._sample_size import SampleSizeDisplay
 from skcal.plotting._sharpness import CalibrationSharpnessDisplay
 from skcal.plotting._smooth_reliability import SmoothReliabilityDisplay
 
 __all__ = [
     "BinnedReliabilityDisplay",
     "CalibrationSharpnessDisplay",
+    "SampleSizeDisplay",
     "SmoothReliabilityDisplay",
 ]

@@ -235,7 +235,7 @@ def group_views(data, reduction, views, groups):
                 },
             }
         )
-    sizes = np.bincount(split.index, minlength=split.labels.shape[0])[kept]
+    sizes = np.bincount(split.codes, minlength=split.labels.shape[0])[kept]
     return split.labels[kept], sizes, per_group
 
 
