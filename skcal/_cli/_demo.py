@@ -24,13 +24,13 @@ from skcal._cli._diagrams import diagram_paths, write_diagrams
 from skcal._cli._errors import reported
 from skcal._cli._output import (
     format_interval,
-    format_table,
     prepare_outputs,
     step,
     verbosity,
     write_csv,
 )
 from skcal._utils._bootstrap import N_BOOTSTRAP
+from skcal._utils._table import format_table
 from skcal.metrics._registry import MEASURES_BY_NAME
 
 # The measures of the comparison (cross_val_calibration's default set): two

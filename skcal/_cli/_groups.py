@@ -16,7 +16,8 @@ from pathlib import Path
 import numpy as np
 
 from skcal._cli._diagrams import CONFIDENCE_LEVEL
-from skcal._cli._output import format_table, open_output, write_csv
+from skcal._cli._output import open_output, write_csv
+from skcal._utils._table import format_table
 from skcal._validation import check_groups
 
 

@@ -41,9 +41,10 @@ from skcal._cli._groups import (
     write_groups,
 )
 from skcal._cli._inputs import build_problem, column_request
-from skcal._cli._output import format_table, prepare_outputs, verbosity, write_csv
+from skcal._cli._output import prepare_outputs, verbosity, write_csv
 from skcal._cli._reading import TEXT_FORMATS, read_columns, source
 from skcal._cli._stream import is_streamed, run_streamed_report
+from skcal._utils._table import format_table
 from skcal.metrics._interval import measure_intervals
 from skcal.metrics._registry import MEASURES_BY_NAME
 

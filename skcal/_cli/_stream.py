@@ -19,8 +19,9 @@ import numpy as np
 
 from skcal._cli._errors import InputError, reported
 from skcal._cli._inputs import label_like
-from skcal._cli._output import format_table, prepare_outputs, write_csv
+from skcal._cli._output import prepare_outputs, write_csv
 from skcal._cli._reading import import_pandas
+from skcal._utils._table import format_table
 from skcal.metrics import CalibrationSummary
 
 # The measures of a streamed report: methods of the summary of the same name.

@@ -2,6 +2,7 @@
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+from skcal.metrics._audit import CalibrationAudit, calibration_audit
 from skcal.metrics._binned import (
     binned_calibration_error,
     expected_calibration_error,
@@ -20,14 +21,22 @@ from skcal.metrics._scorer import (
     get_scorers,
     make_calibration_scorer,
 )
+from skcal.metrics._significance import (
+    hosmer_lemeshow_test,
+    kolmogorov_smirnov_test,
+    kuiper_test,
+    spiegelhalter_test,
+)
 from skcal.metrics._smooth_calibration import smooth_calibration_error
 from skcal.metrics._smooth_ece import smooth_ece, smooth_reliability_curve
 from skcal.metrics._summary import CalibrationSummary
 
 __all__ = [
+    "CalibrationAudit",
     "CalibrationSummary",
     "GroupedResult",
     "binned_calibration_error",
+    "calibration_audit",
     "calibration_decomposition",
     "calibration_sharpness_curve",
     "confidence_interval",
@@ -37,7 +46,10 @@ __all__ = [
     "get_scorer",
     "get_scorer_names",
     "get_scorers",
+    "hosmer_lemeshow_test",
     "kernel_calibration_error",
+    "kolmogorov_smirnov_test",
+    "kuiper_test",
     "logit_smoothed_ece",
     "make_calibration_scorer",
     "recalibration_improvement",
@@ -45,4 +57,5 @@ __all__ = [
     "smooth_calibration_error",
     "smooth_ece",
     "smooth_reliability_curve",
+    "spiegelhalter_test",
 ]

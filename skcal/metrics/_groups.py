@@ -19,6 +19,7 @@ from numbers import Real
 import numpy as np
 
 from skcal._utils._indexing import take_rows
+from skcal._utils._table import format_table
 from skcal._validation import check_calibration_inputs, check_groups
 
 # The data arguments a grouped call splits by row (y_true and predictions are
@@ -132,19 +133,14 @@ class GroupedResult:
             for n, v in self.fields.items()
             if n == "value" or (n != "n_samples" and np.unique(v).shape[0] > 1)
         ]
-        names = ["n_samples", *varying]
-        labels = [str(g) for g in self.groups]
-        width = max(len("group"), *(len(s) for s in labels))
-        lines = [
-            f"{self.function} by group (worst: {self.worst_group!r})",
-            f"{'group':<{width}}" + "".join(f"  {n:>10}" for n in names),
+        rows = [
+            [str(g), str(n), *(f"{float(self.fields[k][i]):.4g}" for k in varying)]
+            for i, (g, n) in enumerate(zip(self.groups, self.n_samples, strict=True))
         ]
-        for i, label in enumerate(labels):
-            cells = [f"{self.n_samples[i]:>10d}"] + [
-                f"{float(self.fields[n][i]):>10.4g}" for n in names[1:]
-            ]
-            lines.append(f"{label:<{width}}  " + "  ".join(cells))
-        return "\n".join(lines)
+        return (
+            f"{self.function} by group (worst: {self.worst_group!r})\n"
+            + format_table(["group", "n_samples", *varying], rows)
+        )
 
     def __repr__(self):
         return str(self)
