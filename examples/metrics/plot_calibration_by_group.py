@@ -1,7 +1,7 @@
 """
-=====================================================
+======================================================
 Calibration by group: finding a miscalibrated subgroup
-=====================================================
+======================================================
 
 A model can be calibrated on average and badly off for one kind of input.
 This example takes the CIFAR-10 test predictions of a LeNet-5 shipped with

@@ -302,10 +302,10 @@ def calibration_audit(
     ----------
     %(y_true)s
     %(y_prob)s
-    groups : DataFrame, dict or array-like of shape (n_samples,) or \
-            (n_samples, n_columns)
+    groups : DataFrame, dict or array-like
         The grouping columns: a pandas DataFrame or a dict ``{name: labels}``
-        (each column one label per sample), or one column.
+        (each column one label per sample), an array of shape
+        ``(n_samples, n_columns)``, or one column of shape ``(n_samples,)``.
     %(sample_weight)s
     %(pos_label)s
     %(labels)s
