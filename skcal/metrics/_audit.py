@@ -157,7 +157,16 @@ class CalibrationAudit:
     1008
     """
 
-    def __init__(self, *, table, test, metric, correction, alpha, n_skipped):
+    def __init__(
+        self,
+        *,
+        table: dict[str, np.ndarray],
+        test: str,
+        metric: str,
+        correction: str | None,
+        alpha: float,
+        n_skipped: int,
+    ) -> None:
         self.table = table
         self.test = test
         self.metric = metric

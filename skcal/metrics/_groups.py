@@ -15,6 +15,7 @@ import functools
 import inspect
 import math
 from numbers import Real
+from typing import Any
 
 import numpy as np
 
@@ -84,7 +85,16 @@ class GroupedResult:
     ('b', [3, 3])
     """
 
-    def __init__(self, *, function, groups, results, n_samples, weight, overall):
+    def __init__(
+        self,
+        *,
+        function: str,
+        groups: np.ndarray,
+        results: list,
+        n_samples: np.ndarray,
+        weight: np.ndarray,
+        overall: Any,
+    ) -> None:
         self.function = function
         self.groups = groups
         self.results = results
