@@ -168,6 +168,28 @@ data : :class:`~sklearn.utils.Bunch`
 _PLACEHOLDER = re.compile(r"^( *)%\((\w+)\)s$", flags=re.MULTILINE)
 
 
+def fill_doc_from(entries):
+    """A decorator replacing the placeholder lines named in ``entries`` first.
+
+    Lines naming an entry of ``entries`` are replaced by it, then the
+    shared entries above (:func:`fill_doc`), for modules whose functions
+    share more descriptions among themselves (the tests, the Displays).
+    """
+
+    def replace(match):
+        indent, name = match.groups()
+        if name not in entries:
+            return match.group(0)
+        return textwrap.indent(entries[name], indent)
+
+    def decorator(func):
+        if func.__doc__ is not None:  # docstrings are stripped under python -OO
+            func.__doc__ = _PLACEHOLDER.sub(replace, func.__doc__)
+        return fill_doc(func)
+
+    return decorator
+
+
 def fill_doc(func):
     """Replace ``%(name)s`` placeholder lines of ``func``'s docstring."""
 

@@ -24,8 +24,6 @@ from __future__ import annotations
 
 import functools
 import math
-import re
-import textwrap
 from numbers import Integral
 from typing import Literal
 
@@ -34,7 +32,7 @@ from scipy.special import ndtr
 from scipy.stats import chi2
 from sklearn.utils import Bunch
 
-from skcal._docstrings import fill_doc
+from skcal._docstrings import fill_doc_from
 from skcal._param_validation import Interval, validate_params
 from skcal._reduction import REDUCTION_CONSTRAINTS, binary_views, resolve_reduction
 from skcal._typing import ArrayLike, Label
@@ -366,21 +364,7 @@ reduction : {"auto", "positive", "top_label", "classwise"}, default="auto"
 }
 
 
-_TEST_PLACEHOLDER = re.compile(
-    r"^([ ]*)%\((" + "|".join(_TEST_DOC) + r")\)s$", flags=re.MULTILINE
-)
-
-
-def _test_doc(func):
-    """Insert the entries of ``_TEST_DOC``, then the shared ones (fill_doc)."""
-
-    def replace(match):
-        indent, name = match.groups()
-        return textwrap.indent(_TEST_DOC[name], indent)
-
-    if func.__doc__ is not None:  # docstrings are stripped under python -OO
-        func.__doc__ = _TEST_PLACEHOLDER.sub(replace, func.__doc__)
-    return fill_doc(func)
+_test_doc = fill_doc_from(_TEST_DOC)
 
 
 @validate_params(_TEST_CONSTRAINTS, prefer_skip_nested_validation=True)

@@ -19,7 +19,7 @@ import textwrap
 
 import numpy as np
 
-from skcal._docstrings import fill_doc
+from skcal._docstrings import fill_doc_from
 from skcal._param_validation import (
     HasMethods,
     StrOptions,
@@ -104,8 +104,6 @@ ref_line_kwargs : dict, default=None
     Keywords of the diagonal.""",
 }
 
-_PLACEHOLDER = re.compile(r"^( *)%\((\w+)\)s$", flags=re.MULTILINE)
-
 
 def doc_filler(entries=None):
     """A decorator filling ``%(name)s`` docstring lines from ``entries``.
@@ -113,20 +111,7 @@ def doc_filler(entries=None):
     Lines naming an entry of ``entries`` or of the plotting entries above
     are replaced first, then skcal's shared entries (``y_true``, ...).
     """
-    table = {**_PLOT_DOC, **(entries or {})}
-
-    def replace(match):
-        indent, name = match.groups()
-        if name not in table:
-            return match.group(0)
-        return textwrap.indent(table[name], indent)
-
-    def decorator(func):
-        if func.__doc__ is not None:
-            func.__doc__ = _PLACEHOLDER.sub(replace, func.__doc__)
-        return fill_doc(func)
-
-    return decorator
+    return fill_doc_from({**_PLOT_DOC, **(entries or {})})
 
 
 # ---------------------------------------------------------------------------
