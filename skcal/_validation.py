@@ -355,6 +355,28 @@ class Groups(NamedTuple):
         ends = np.cumsum(np.bincount(self.codes, minlength=self.labels.shape[0]))
         return np.split(order, ends[:-1])
 
+    def weighted_members(self, sample_weight):
+        """The groups with some positive weight, and their rows.
+
+        Parameters
+        ----------
+        sample_weight : ndarray of shape (n_samples,) or None
+            The weights; None keeps every group.
+
+        Returns
+        -------
+        labels : ndarray of shape (n_kept,)
+            The labels of the groups kept, sorted.
+        rows : list of ndarray
+            The rows of each group kept (see :meth:`members`).
+        """
+        kept = [
+            (g, rows)
+            for g, rows in enumerate(self.members())
+            if sample_weight is None or sample_weight[rows].any()
+        ]
+        return self.labels[[g for g, _ in kept]], [rows for _, rows in kept]
+
 
 def check_groups(groups, n_samples):
     """Validate group labels (one hashable label per sample).

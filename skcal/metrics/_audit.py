@@ -28,6 +28,7 @@ from skcal._typing import ArrayLike, Label
 from skcal._utils._table import format_table
 from skcal._validation import (
     DATA_CONSTRAINTS,
+    Groups,
     check_calibration_inputs,
     check_groups,
 )
@@ -80,12 +81,8 @@ def _subgroups(columns, max_depth):
         for chosen in itertools.combinations(columns, depth):
             shape = tuple(g.labels.shape[0] for _, g in chosen)
             key = np.ravel_multi_index(tuple(g.codes for _, g in chosen), shape)
-            cells, inverse, counts = np.unique(
-                key, return_inverse=True, return_counts=True
-            )
-            order = np.argsort(inverse, kind="stable")
-            members = np.split(order, np.cumsum(counts)[:-1])
-            for cell, rows in zip(cells, members, strict=True):
+            cells = Groups(*np.unique(key, return_inverse=True))
+            for cell, rows in zip(cells.labels, cells.members(), strict=True):
                 where = np.unravel_index(cell, shape)
                 description = " & ".join(
                     f"{name}={g.labels[i]!s}"

@@ -233,22 +233,20 @@ def evaluate_by_group(function, groups, args, kwargs):
         # Every group keeps the columns of the whole data.
         bound["labels"] = data.classes
     w = data.sample_weight
-    members, results, kept = split.members(), [], []
-    for g, members_g in enumerate(members):
-        if w is not None and not w[members_g].any():
-            continue
-        subset = {**bound, **{n: take_rows(bound[n], members_g) for n in rows}}
-        results.append(function(**subset))
-        kept.append(g)
-    sizes = np.array([members[g].shape[0] for g in kept])
+    labels, members = split.weighted_members(w)
+    results = [
+        function(**{**bound, **{n: take_rows(bound[n], part) for n in rows}})
+        for part in members
+    ]
+    sizes = np.array([part.shape[0] for part in members])
     weights = (
         sizes.astype(np.float64)
         if w is None
-        else np.array([w[members[g]].sum() * data.weight_scale for g in kept])
+        else np.array([w[part].sum() * data.weight_scale for part in members])
     )
     return GroupedResult(
         function=function.__name__,
-        groups=split.labels[kept],
+        groups=labels,
         results=results,
         n_samples=sizes,
         weight=weights,

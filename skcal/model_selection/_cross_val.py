@@ -164,19 +164,15 @@ def _by_group(pooled, split, value, intervals, options):
 
     Groups whose weights are all zero are left out.
     """
-    weight = pooled.sample_weight
-    kept, answers = [], []
-    for g, rows in enumerate(split.members()):
-        if weight is not None and not weight[rows].any():
-            continue
+    labels, members = split.weighted_members(pooled.sample_weight)
+    answers = []
+    for rows in members:
         values = {name: pooled.value(name, rows) for name in pooled.measures}
         answers.append((values, _intervals(pooled, rows, values, options)))
-        kept.append(g)
-    members = split.members()
-    sizes = np.array([members[g].shape[0] for g in kept])
+    sizes = np.array([rows.shape[0] for rows in members])
     totals = sizes.astype(np.float64)
     if pooled.original_weight is not None:
-        totals = np.array([pooled.original_weight[members[g]].sum() for g in kept])
+        totals = np.array([pooled.original_weight[rows].sum() for rows in members])
 
     def answer(values, bounds, name):
         low, high = bounds[name]
@@ -185,7 +181,7 @@ def _by_group(pooled, split, value, intervals, options):
     return {
         name: GroupedResult(
             function=name,
-            groups=split.labels[kept],
+            groups=labels,
             results=[answer(v, b, name) for v, b in answers],
             n_samples=sizes,
             weight=totals,

@@ -205,23 +205,19 @@ def group_views(data, reduction, views, groups):
         )
     (view,) = views
     split = check_groups(groups, data.y_true.shape[0])
-    weight = view["sample_weight"]
-    kept, per_group = [], []
-    for g, rows in enumerate(split.members()):
-        if weight is not None and not weight[rows].any():
-            continue
-        kept.append(g)
-        per_group.append(
-            {
-                **view,
-                **{
-                    key: None if view[key] is None else view[key][rows]
-                    for key in ("y_true", "y_prob", "sample_weight")
-                },
-            }
-        )
-    sizes = np.bincount(split.codes, minlength=split.labels.shape[0])[kept]
-    return split.labels[kept], sizes, per_group
+    labels, members = split.weighted_members(view["sample_weight"])
+    per_group = [
+        {
+            **view,
+            **{
+                key: None if view[key] is None else view[key][rows]
+                for key in ("y_true", "y_prob", "sample_weight")
+            },
+        }
+        for rows in members
+    ]
+    sizes = np.array([rows.shape[0] for rows in members])
+    return labels, sizes, per_group
 
 
 def positive_class(data, reduction):
