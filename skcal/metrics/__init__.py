@@ -27,6 +27,10 @@ from skcal.metrics._significance import (
     kuiper_test,
     spiegelhalter_test,
 )
+from skcal.metrics._skce import (
+    kernel_calibration_test,
+    squared_kernel_calibration_error,
+)
 from skcal.metrics._smooth_calibration import smooth_calibration_error
 from skcal.metrics._smooth_ece import smooth_ece, smooth_reliability_curve
 from skcal.metrics._summary import CalibrationSummary
@@ -48,6 +52,7 @@ __all__ = [
     "get_scorers",
     "hosmer_lemeshow_test",
     "kernel_calibration_error",
+    "kernel_calibration_test",
     "kolmogorov_smirnov_test",
     "kuiper_test",
     "logit_smoothed_ece",
@@ -58,4 +63,5 @@ __all__ = [
     "smooth_ece",
     "smooth_reliability_curve",
     "spiegelhalter_test",
+    "squared_kernel_calibration_error",
 ]
