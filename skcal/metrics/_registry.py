@@ -27,6 +27,7 @@ from skcal.metrics._binned import (
 from skcal.metrics._cutoff import cutoff_calibration_error
 from skcal.metrics._kernel import kernel_calibration_error, kernel_error_core
 from skcal.metrics._logit_smoothed import logit_smoothed_core, logit_smoothed_ece
+from skcal.metrics._skce import skce_core, squared_kernel_calibration_error
 from skcal.metrics._smooth_calibration import (
     smooth_calibration_error,
     smooth_error_core,
@@ -270,6 +271,7 @@ MEASURES = (
     _calibration_error(logit_smoothed_ece, "LS-ECE", logit_smoothed_core),
     _calibration_error(smooth_calibration_error, "smooth CE", smooth_error_core),
     _calibration_error(smooth_ece, "SmoothECE", smooth_ece_core),
+    _calibration_error(squared_kernel_calibration_error, "SKCE", skce_core),
     Measure(
         name="brier_score_loss",
         function=brier_score_loss,

@@ -367,6 +367,6 @@ def get_scorer_names() -> list[str]:
     >>> [name for name in get_scorer_names() if "calibration" in name]
     ['neg_binned_calibration_error', 'neg_cutoff_calibration_error', \
 'neg_expected_calibration_error', 'neg_kernel_calibration_error', \
-'neg_smooth_calibration_error']
+'neg_smooth_calibration_error', 'neg_squared_kernel_calibration_error']
     """
     return sorted(set(_SCORERS) | set(_sklearn_get_scorer_names()))

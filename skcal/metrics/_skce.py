@@ -306,6 +306,11 @@ def _select_distance(counts, target):
     return t, reached, following
 
 
+# Sums of pair weights this close, relative to their total, are equal: they
+# differ by the rounding of weights rescaled by other factors.
+_WEIGHT_RTOL = 1e-10
+
+
 def _median_rule(select, smallest, tied, total):
     """The median of pair distances, with np.median's rule and the fallback.
 
@@ -317,16 +322,20 @@ def _median_rule(select, smallest, tied, total):
     number of pairs). When it is 0 (ties make up more than half of the
     pairs), the median of the positive distances is used instead; when
     every distance is 0, the bandwidth is 1 (the kernel is then constant).
-    ``smallest()`` gives the smallest positive distance.
+    ``smallest()`` gives the smallest positive distance. Weights equal up to
+    a relative rounding error of 1e-10 of the total count as equal, so that
+    the rule does not depend on the scale of the weights.
     """
     if total <= tied:
         return 1.0
-    target = tied + 0.5 * (total - tied) if tied > 0.5 * total else 0.5 * total
-    if tied == target:
+    slack = _WEIGHT_RTOL * total
+    half = 0.5 * total
+    target = tied + 0.5 * (total - tied) if tied > half + slack else half
+    if abs(tied - target) <= slack:
         t, reached, following = 0.0, tied, smallest()
     else:
-        t, reached, following = select(target)
-    if reached == target and following is not None:
+        t, reached, following = select(target - slack)
+    if abs(reached - target) <= slack and following is not None:
         return 0.5 * (t + following)
     return t
 
@@ -587,6 +596,24 @@ def _estimates(views, estimator, block_size):
         sums, pair_weights = view.block_sums(block_size)
         estimates.append(float(np.sum(sums) / np.sum(pair_weights)))
     return estimates
+
+
+def skce_core(*, estimator, block_size, bandwidth):
+    """The SKCE of one binary view, ``measure(y, p, w)`` (see the registry).
+
+    NaN when fewer than two rows have positive weight (a resample of the
+    intervals may draw one row only).
+    """
+
+    def measure(y, p, sample_weight):
+        w, y, p = drop_zero_weight(sample_weight, y, p)
+        if y.shape[0] < 2:
+            return math.nan
+        w = np.ones(y.shape[0]) if w is None else w
+        view = _LinearView(y, p, w, bandwidth)
+        return _estimates([view], estimator, block_size)[0]
+
+    return measure
 
 
 # ---------------------------------------------------------------------------
