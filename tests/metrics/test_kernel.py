@@ -18,6 +18,7 @@ from skcal.metrics import (
     calibration_sharpness_curve,
     kernel_calibration_error,
 )
+from skcal.metrics._kernel import _kernel_estimate, _streamed_error, _streams
 from tests.metrics._reference import ref_views
 
 KERNELS = ["gaussian", "epanechnikov"]
@@ -158,6 +159,48 @@ def test_binary_matches_dense_reference(
     assert type(got) is float
     expected = ref_estimate(y, p, w, loss, kernel, bandwidth)["calibration_error"]
     assert_allclose(got, expected, rtol=1e-10, atol=1e-14)
+
+
+@pytest.mark.parametrize("loss", LOSSES)
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("bandwidth", [0.01, 0.05, 0.3])
+@pytest.mark.parametrize("n", [1, 7, 400])
+@pytest.mark.parametrize("outcomes", ["both", "events", "nonevents"])
+def test_streamed_error_matches_dense_reference(
+    global_random_seed, loss, weighted, bandwidth, n, outcomes
+):
+    """Check the unsorted, blocked Gaussian error against dense kernel sums."""
+    rng = np.random.RandomState(global_random_seed)
+    y, p = _binary(rng, n)
+    p[: n // 10] = np.round(p[: n // 10], 1)  # ties
+    p[n // 2 : n // 2 + 3] = [0.0, 1.0, 1.0][: n - n // 2]  # the ends
+    if outcomes != "both":
+        y[:] = outcomes == "events"
+    w = _weights(rng, n, weighted)
+    got = _streamed_error(y.astype(np.uint8), p, w, loss=loss, bandwidth=bandwidth)
+    expected = ref_estimate(y, p, w, loss, "gaussian", bandwidth)["calibration_error"]
+    assert_allclose(got, expected, rtol=1e-10, atol=1e-14)
+
+
+@pytest.mark.parametrize("loss", LOSSES)
+@pytest.mark.parametrize("weighted", [False, True])
+def test_large_samples_stream_and_agree_with_the_sorted_path(
+    global_random_seed, loss, weighted
+):
+    """Check that many rows take the streamed path, with the sorted path's value."""
+    rng = np.random.RandomState(global_random_seed)
+    n = 50_000
+    y, p = _binary(rng, n)
+    p[: n // 10] = np.round(p[: n // 10], 2)
+    w = _weights(rng, n, weighted)
+    assert _streams(p, "gaussian", 0.3)
+    assert not _streams(p, "epanechnikov", 0.3)
+    assert not _streams(p[:1000], "gaussian", 0.3)
+    got = kernel_calibration_error(y, p, sample_weight=w, loss=loss, bandwidth=0.3)
+    sorted_path = _kernel_estimate(
+        y, p, w, loss=loss, kernel="gaussian", bandwidth=0.3
+    ).calibration_error
+    assert_allclose(got, sorted_path, rtol=1e-10, atol=1e-15)
 
 
 @pytest.mark.parametrize("kernel", KERNELS)
