@@ -10,7 +10,6 @@ from numbers import Integral
 from typing import Literal, NamedTuple
 
 import numpy as np
-from sklearn.isotonic import isotonic_regression
 from sklearn.utils import Bunch
 
 from skcal._docstrings import fill_doc
@@ -18,6 +17,7 @@ from skcal._param_validation import Interval, StrOptions, validate_params
 from skcal._reduction import binary_views, check_per_class, resolve_reduction
 from skcal._typing import ArrayLike, Label
 from skcal._utils._bins import bin_sums, make_binning
+from skcal._utils._pava import IsotonicBlocks
 from skcal._utils._scaling import drop_zero_weight
 from skcal._utils._ties import Ties, sorted_outcome_keys, split_keys
 from skcal._validation import (
@@ -45,6 +45,10 @@ _TERMS = ("score", "miscalibration", "discrimination", "uncertainty")
 # this share of the rows are alone in their group.
 _ROWS_PER_VALUE = 10
 _ALONE_SHARE = 0.5
+
+# Groups (or rows) per chunk of the binary terms: no array as long as the
+# data beyond the sorted view itself.
+_CHUNK = 1 << 16
 
 
 class _Grouped(NamedTuple):
@@ -107,6 +111,39 @@ def _resolve_method(method, views, vector):
     return method
 
 
+def _chunks(n):
+    """Slices of ``_CHUNK`` positions covering ``range(n)``."""
+    return (slice(start, min(start + _CHUNK, n)) for start in range(0, n, _CHUNK))
+
+
+def _group_chunks(view):
+    """``(start, prediction, weight, event rate)`` of the groups, chunk by chunk.
+
+    The groups of identical predictions in increasing order; the rows
+    themselves when they are unweighted and distinct (no group arrays).
+    """
+    y, p, sample_weight, groups = view
+    if groups.distinct and sample_weight is None:
+        for rows in _chunks(p.shape[0]):
+            rate = y[rows].astype(np.float64)
+            yield rows.start, p[rows], np.ones(rate.shape[0]), rate
+        return
+    weight = groups.weight
+    rate = groups.sum(y) / weight
+    for rows in _chunks(weight.shape[0]):
+        yield rows.start, groups.values[rows], weight[rows], rate[rows]
+
+
+def _mean_score(y, p, sample_weight, loss):
+    """The weighted mean of the rows' scores, a chunk of rows at a time."""
+    total = 0.0
+    for rows in _chunks(p.shape[0]):
+        score = binary_score(y[rows], p[rows], loss)
+        total += score.sum() if sample_weight is None else score @ sample_weight[rows]
+    weight = p.shape[0] if sample_weight is None else sample_weight.sum()
+    return total / weight
+
+
 def _binary_terms(view, loss, method):
     """(score, miscalibration, discrimination, uncertainty) of one binary view.
 
@@ -115,24 +152,33 @@ def _binary_terms(view, loss, method):
     (``"isotonic"``, CORP). With recalibrated values ``c``, event rates ``r``
     and base rate ``ybar``, the terms are weighted means over the groups of
     ``d(p, r) - d(c, r)`` and ``d(ybar, r) - d(c, r)``, which equal the score
-    differences of CORP because the score is affine in the outcome.
+    differences of CORP because the score is affine in the outcome. The
+    groups are read a chunk at a time (:func:`_group_chunks`), the isotonic
+    fit held as its blocks (:class:`~skcal._utils._pava.IsotonicBlocks`).
     """
-    y, p, sample_weight, groups = view
-    total = groups.weight.sum()
-    rate = groups.sum(y) / groups.weight
-    base_rate = float(np.dot(groups.weight, rate) / total)
-    if method == "isotonic":
-        recalibrated = isotonic_regression(
-            rate, sample_weight=groups.weight, y_min=0.0, y_max=1.0
-        )
-        residual = binary_divergence(recalibrated, rate, loss)
-    else:
-        residual = 0.0
-    score = np.average(binary_score(y, p, loss), weights=sample_weight)
-    mcb = np.dot(groups.weight, binary_divergence(groups.values, rate, loss) - residual)
-    dsc = np.dot(groups.weight, binary_divergence(base_rate, rate, loss) - residual)
+    y, p, sample_weight, _ = view
+    sums = np.zeros(2)  # the weight and the events
+    for _, _, weight, rate in _group_chunks(view):
+        sums += weight.sum(), weight @ rate
+    total = sums[0]
+    base_rate = float(sums[1] / total)
+    blocks = IsotonicBlocks() if method == "isotonic" else None
+    mcb = dsc = residual = 0.0
+    for _, values, weight, rate in _group_chunks(view):
+        mcb += weight @ binary_divergence(values, rate, loss)
+        dsc += weight @ binary_divergence(base_rate, rate, loss)
+        if blocks is not None:
+            blocks.add(rate, weight)
+    if blocks is not None:
+        for start, _, weight, rate in _group_chunks(view):
+            recalibrated = blocks.fitted(start, start + rate.shape[0])
+            residual += weight @ binary_divergence(recalibrated, rate, loss)
+    score = _mean_score(y, p, sample_weight, loss)
     unc = binary_entropy(base_rate, loss)
-    return np.array([score, mcb / total, dsc / total, unc], dtype=np.float64)
+    return np.array(
+        [score, (mcb - residual) / total, (dsc - residual) / total, unc],
+        dtype=np.float64,
+    )
 
 
 def binned_terms(weight, sum_y, score, loss):

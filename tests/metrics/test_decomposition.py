@@ -15,7 +15,11 @@ from numpy.testing import assert_allclose
 from sklearn.metrics import brier_score_loss, log_loss
 
 from skcal._param_validation import InvalidParameterError
-from skcal.metrics import calibration_decomposition, expected_calibration_error
+from skcal.metrics import (
+    _decomposition,
+    calibration_decomposition,
+    expected_calibration_error,
+)
 from tests.metrics._reference import ref_views
 
 TERMS = ("score", "miscalibration", "discrimination", "uncertainty")
@@ -301,6 +305,29 @@ def test_isotonic_matches_reference(global_random_seed, loss, weighted, n_values
         y, p, sample_weight=w, loss=loss, method="isotonic"
     )
     assert_allclose(_terms(full), expected, rtol=1e-11, atol=1e-14)
+
+
+@pytest.mark.parametrize("loss", ["brier", "log"])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("method", ["exact", "isotonic"])
+@pytest.mark.parametrize("n_values", [5, None])
+def test_chunked_terms_match_reference(
+    global_random_seed, monkeypatch, loss, weighted, method, n_values
+):
+    """Check the terms read in many small chunks against the PAV loops."""
+    monkeypatch.setattr(_decomposition, "_CHUNK", 7)
+    rng = np.random.RandomState(global_random_seed)
+    if n_values is None:  # distinct predictions: the rows are the groups
+        p = rng.uniform(0.05, 0.95, size=300)
+        y = (rng.uniform(size=300) < p**1.3).astype(int)
+    else:
+        y, p = _discrete_binary(rng, 300, n_values)
+    w = _weights(rng, 300, weighted)
+    got = calibration_decomposition(
+        y, p, sample_weight=w, loss=loss, method=method, reduction="positive"
+    )
+    expected = ref_binary_decomposition(y, p, w, loss, method)
+    assert_allclose(_terms(got), expected, rtol=1e-11, atol=1e-14)
 
 
 # ---------------------------------------------------------------------------
