@@ -109,7 +109,11 @@ fallback : "binned" or None, default="binned"
     ``"binned"`` draws the binned diagram of
     :class:`BinnedReliabilityDisplay` instead (15 equal-width bins, Wilson
     intervals, counts), and says why in the legend; None always draws the
-    smooth curve (with the same note).""",
+    smooth curve (with the same note). When the curves alone already rule
+    out the smooth diagram, the bootstrap band is not computed (its
+    resamples are the bulk of the time), so the display has no band to
+    draw if plotted again with ``fallback=None``; pass None here to have
+    it.""",
     "fallback_plot": """\
 fallback : "binned" or None, default="binned"
     ``"binned"`` draws the ``binned`` diagram, when there is one, instead
@@ -678,18 +682,27 @@ class SmoothReliabilityDisplay(ReliabilityDiagram):
             y_true, y_prob, sample_weight, pos_label, labels, reduction, groups
         )
         options: dict[str, Any] = {"sigma": sigma, "eps": eps, "n_points": n_points}
-        options.update(n_bootstrap=n_bootstrap, confidence_level=confidence_level)
-        options.update(random_state=check_random_state(random_state), verbose=verbose)
-        options.update(n_jobs=n_jobs)
-        curves = [smooth_reliability_curve(**view, **options) for view in views]
-        display = cls._from_curves(
-            (y_true, y_prob, sample_weight, pos_label, labels, groups),
-            (data, reduction, curves, panels),
+        options.update(n_bootstrap=0, confidence_level=confidence_level)
+        inputs = (y_true, y_prob, sample_weight, pos_label, labels, groups)
+        settings = dict(
             confidence_level=confidence_level,
             min_effective_count=min_effective_count,
             fallback=fallback,
             name=name,
         )
+        curves = [smooth_reliability_curve(**view, **options) for view in views]
+        display = cls._from_curves(
+            inputs, (data, reduction, curves, panels), **settings
+        )
+        if n_bootstrap and display.binned is None:
+            # The resamples of the band (and of the SmoothECE's interval) only
+            # for a smooth diagram that its curves alone do not rule out.
+            options.update(n_bootstrap=n_bootstrap, n_jobs=n_jobs, verbose=verbose)
+            options.update(random_state=check_random_state(random_state))
+            curves = [smooth_reliability_curve(**view, **options) for view in views]
+            display = cls._from_curves(
+                inputs, (data, reduction, curves, panels), **settings
+            )
         return display.plot(
             ax=ax,
             ref_line=ref_line,

@@ -376,9 +376,20 @@ def test_fallback_to_binned_on_the_demo(pyplot, demo_predictions):
     # The counts are written on the bars.
     counts = [t.get_text() for t in display.ax_.texts if t.get_text()]
     assert sum(int(c) for c in counts) == y_true.shape[0]
-    # Asked not to, it draws the smooth curve (with the same note).
+    # Asked not to, it draws the smooth curve (with the same note). Its band
+    # was not computed: the curve alone ruled it out.
     smooth = display.plot(fallback=None)
     assert smooth.kind_ == "smooth" and smooth.reason_ == display.reason_
+    assert display.band_low is None and smooth.band_ is None
+    # Asked from the start, the smooth diagram has the band of the curve's
+    # function, with the same resamples.
+    kept = SmoothReliabilityDisplay.from_predictions(
+        y_true, y_prob, n_bootstrap=20, random_state=0, fallback=None
+    )
+    curve = smooth_reliability_curve(y_true, y_prob, n_bootstrap=20, random_state=0)
+    assert kept.kind_ == "smooth" and kept.band_ is not None
+    assert_array_equal(kept.band_low, curve.band_low)
+    assert_array_equal(kept.band_high, curve.band_high)
 
 
 def test_no_fallback_on_a_large_calibrated_sample(pyplot, global_random_seed):
