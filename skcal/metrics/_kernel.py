@@ -146,12 +146,12 @@ def _kernel_estimate(y, p, sample_weight, *, loss, kernel, bandwidth, full_loss=
     return result
 
 
-def _row_blocks(y, p, w, bandwidth):
-    """Blocks of rows: coordinates in bandwidths, weights and outcomes."""
+def _row_blocks(y, p, w):
+    """Blocks of rows: predictions, weights and outcomes."""
     for start in range(0, p.shape[0], _BLOCK):
         rows = slice(start, start + _BLOCK)
         weight = np.ones(p[rows].shape[0]) if w is None else w[rows]
-        yield p[rows] / bandwidth, weight, y[rows]
+        yield p[rows], weight, y[rows]
 
 
 def _streamed_error(y, p, w, *, loss, bandwidth):
@@ -165,22 +165,21 @@ def _streamed_error(y, p, w, *, loss, bandwidth):
     totals = np.zeros(2)  # the weights of the events and of the non-events
 
     def moment_blocks():
-        for z, weight, outcome in _row_blocks(y, p, w, bandwidth):
+        for prediction, weight, outcome in _row_blocks(y, p, w):
             events = weight * outcome
             totals[0] += events.sum()
             totals[1] += np.dot(weight, 1 - outcome)
-            yield z, np.column_stack((weight, events))
+            yield prediction / bandwidth, np.column_stack((weight, events))
 
     sums = GaussianSums.streamed(moment_blocks(), 0.0, 1.0 / bandwidth, 2)
     has_event, has_nonevent = totals > 0
     error = 0.0
-    for z, weight, _ in _row_blocks(y, p, w, bandwidth):
-        kernel = sums(z)
+    for prediction, weight, _ in _row_blocks(y, p, w):
+        kernel = sums(prediction / bandwidth)
         with np.errstate(invalid="ignore", divide="ignore"):
             rate = np.clip(kernel[:, 1] / kernel[:, 0], 0.0, 1.0)
         if not (has_event and has_nonevent):
             rate[:] = 0.0 if has_nonevent else 1.0
-        prediction = z * bandwidth
         pointwise = binary_divergence(prediction, rate, loss)
         if loss == "log":
             pointwise[(prediction == 0.0) & has_event] = np.inf
