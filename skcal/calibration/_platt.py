@@ -4,13 +4,12 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 from scipy.special import expit
 
 from skcal._docstrings import fill_doc
-from skcal._typing import ArrayLike
 from skcal._utils._logistic import fit_logistic
 from skcal._utils._scaling import normalized_weights, power_of_two_scale
 from skcal.calibration._base import BinaryMapRecalibrator
@@ -200,21 +199,6 @@ class PlattRecalibrator(BinaryMapRecalibrator):
     """
 
     _feature = "logit"
-
-    def __init__(
-        self,
-        estimator: Any = None,
-        *,
-        multiclass: Literal["ovr", "top_label"] = "ovr",
-        input: Literal["auto", "logit", "probability"] = "auto",
-        response_method: Literal["auto", "decision_function", "predict_proba"] = "auto",
-        classes: ArrayLike | None = None,
-    ) -> None:
-        self.estimator = estimator
-        self.multiclass = multiclass
-        self.input = input
-        self.response_method = response_method
-        self.classes = classes
 
     def _fit_map(self, x, y, sample_weight):
         return fit_sigmoid(x, y, sample_weight)
