@@ -117,21 +117,30 @@ def _chunks(n):
 
 
 def _group_chunks(view):
-    """``(start, prediction, weight, event rate)`` of the groups, chunk by chunk.
+    """A function giving ``(start, prediction, weight, event rate)`` of the
+    groups, chunk by chunk, each time it is called.
 
     The groups of identical predictions in increasing order; the rows
-    themselves when they are unweighted and distinct (no group arrays).
+    themselves when they are unweighted and distinct (no group arrays). The
+    group arrays are computed once, for every pass.
     """
     y, p, sample_weight, groups = view
     if groups.distinct and sample_weight is None:
-        for rows in _chunks(p.shape[0]):
-            rate = y[rows].astype(np.float64)
-            yield rows.start, p[rows], np.ones(rate.shape[0]), rate
-        return
-    weight = groups.weight
+
+        def rows_as_groups():
+            for rows in _chunks(p.shape[0]):
+                rate = y[rows].astype(np.float64)
+                yield rows.start, p[rows], np.ones(rate.shape[0]), rate
+
+        return rows_as_groups
+    values, weight = groups.values, groups.weight
     rate = groups.sum(y) / weight
-    for rows in _chunks(weight.shape[0]):
-        yield rows.start, groups.values[rows], weight[rows], rate[rows]
+
+    def group_arrays():
+        for rows in _chunks(weight.shape[0]):
+            yield rows.start, values[rows], weight[rows], rate[rows]
+
+    return group_arrays
 
 
 def _mean_score(y, p, sample_weight, loss):
@@ -157,20 +166,21 @@ def _binary_terms(view, loss, method):
     fit held as its blocks (:class:`~skcal._utils._pava.IsotonicBlocks`).
     """
     y, p, sample_weight, _ = view
+    chunks = _group_chunks(view)
     sums = np.zeros(2)  # the weight and the events
-    for _, _, weight, rate in _group_chunks(view):
+    for _, _, weight, rate in chunks():
         sums += weight.sum(), weight @ rate
     total = sums[0]
     base_rate = float(sums[1] / total)
     blocks = IsotonicBlocks() if method == "isotonic" else None
     mcb = dsc = residual = 0.0
-    for _, values, weight, rate in _group_chunks(view):
+    for _, values, weight, rate in chunks():
         mcb += weight @ binary_divergence(values, rate, loss)
         dsc += weight @ binary_divergence(base_rate, rate, loss)
         if blocks is not None:
             blocks.add(rate, weight)
     if blocks is not None:
-        for start, _, weight, rate in _group_chunks(view):
+        for start, _, weight, rate in chunks():
             recalibrated = blocks.fitted(start, start + rate.shape[0])
             residual += weight @ binary_divergence(recalibrated, rate, loss)
     score = _mean_score(y, p, sample_weight, loss)
