@@ -98,3 +98,29 @@ def linear_binning(p, y, sample_weight, n_intervals, channels):
     totals -= uppers
     totals[:, 1:] += uppers[:, :-1]
     return totals
+
+
+def halve_grid(masses):
+    """Linear binning onto every other node of a grid, from its binned masses.
+
+    A value binned linearly onto the nodes ``j / M`` and then spread from each
+    node onto the two nodes of the grid ``c / (M / 2)`` around it (a node
+    ``2c`` wholly to ``c``, a node ``2c + 1`` half to ``c`` and half to
+    ``c + 1``) ends where linear binning onto the coarse grid puts it: the
+    coarse hat functions are linear between fine nodes, so interpolating them
+    on the fine grid is exact.
+
+    Parameters
+    ----------
+    masses : ndarray of shape (..., M + 1)
+        Values binned onto a grid of an even number ``M`` of intervals.
+
+    Returns
+    -------
+    coarse : ndarray of shape (..., M // 2 + 1)
+    """
+    coarse = masses[..., ::2].copy()
+    odd = 0.5 * masses[..., 1::2]
+    coarse[..., :-1] += odd
+    coarse[..., 1:] += odd
+    return coarse

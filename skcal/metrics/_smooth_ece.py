@@ -30,7 +30,7 @@ from skcal._utils._bootstrap import (
     percentile_band,
     seed_of,
 )
-from skcal._utils._grid import CHANNELS, grid_cells, linear_binning
+from skcal._utils._grid import CHANNELS, grid_cells, halve_grid, linear_binning
 from skcal._utils._progress import VERBOSE_CONSTRAINT, Progress
 from skcal._validation import (
     DATA_CONSTRAINTS,
@@ -55,6 +55,11 @@ _INTERPOLATED_NODES_PER_SIGMA = 512
 
 # The coarsest grid used, whatever the bandwidth.
 _MIN_NODES = 256
+
+# A smoother bins its rows once onto its finest grid when they are at least
+# this fraction of its nodes; fewer rows are binned onto the grid each
+# bandwidth needs, when it is needed (O(rows) per grid, against O(nodes)).
+_EAGER_ROWS_PER_NODE = 0.25
 
 # Cosine coefficients per unit of 1 / bandwidth that a curve keeps: the rest
 # carry a factor below exp(-(4 pi)**2 / 2) ~ 6e-35.
@@ -97,11 +102,19 @@ class _ReflectedGaussianSmoother:
         \tilde K_\sigma(t, x) = 1 + 2 \sum_{k \ge 1}
         e^{-(\pi k \sigma)^2 / 2} \cos(\pi k t) \cos(\pi k x).
 
-    The samples are binned once onto a grid (linear binning), the
+    The samples are binned onto a grid (linear binning), the
     cosine coefficients of the grid masses come from one DCT-I, and smoothing at
     a bandwidth multiplies them by :math:`e^{-(\pi k \sigma)^2 / 2}` and
     transforms back: O(M log M) per bandwidth. The images at all reflections
     are included exactly and a mass at 0 or 1 keeps its full weight.
+
+    The grid is sized to the bandwidth: a bandwidth :math:`\sigma` is smoothed
+    on the coarsest of the grids of ``n_intervals / 2**i`` intervals that has
+    at least ``_NODES_PER_SIGMA / sigma`` of them (its masses and coefficients
+    computed once, when first needed), so the bisection's wide bandwidths do
+    not pay for the grid of its narrowest. The masses on a coarser grid come
+    from the finer one exactly (:func:`~skcal._utils._grid.halve_grid`) or,
+    for a few rows, from binning the rows again.
 
     A smoother may hold a batch of samples (leading dimensions of
     ``masses``), e.g. bootstrap resamples: each is smoothed at its own
@@ -110,37 +123,87 @@ class _ReflectedGaussianSmoother:
 
     Parameters
     ----------
-    masses : ndarray of shape (*batch, len(channels), n_intervals + 1)
-        Values binned onto the grid (modified in place), e.g. by
-        :func:`skcal._utils._grid.linear_binning`.
+    masses : ndarray of shape (*batch, len(channels), n_intervals + 1) or None
+        Values binned onto the finest grid (not modified), e.g. by
+        :func:`skcal._utils._grid.linear_binning`; None with ``samples``.
     n_intervals : int
-        The number of grid intervals.
+        The number of intervals of the finest grid.
     total_weight : float or ndarray of shape batch
         The total weight of the samples.
     channels : tuple of {"residual", "weight", "outcome"}
         The binned values, in the order of the rows of ``masses``.
+    samples : tuple of (p, y, sample_weight), default=None
+        Rows binned onto each grid when it is first needed, instead of
+        ``masses``.
     """
 
-    def __init__(self, masses, n_intervals, total_weight, channels):
+    def __init__(self, masses, n_intervals, total_weight, channels, samples=None):
         self.n_intervals = n_intervals
         self.channels = channels
         self.total_weight = np.asarray(total_weight, dtype=np.float64)
-        # Coefficients a_k = sum_j m_j cos(pi k j / M); the DCT-I counts the two
-        # end nodes once and the others twice, hence the doubled ends.
-        masses[..., [0, -1]] *= 2.0
-        self.coef = fft.dct(masses, type=1, axis=-1) / 2.0
+        self._samples = samples
+        self._masses = {} if masses is None else {n_intervals: masses}
+        self._coef = {}
 
     @classmethod
     def from_samples(cls, p, y, sample_weight, sigma_min, channels):
-        """Bin the samples onto the grid that resolves ``sigma_min``."""
+        """A smoother of the samples whose finest grid resolves ``sigma_min``."""
         n_intervals = _n_intervals(sigma_min)
-        masses = linear_binning(p, y, sample_weight, n_intervals, channels)
         total_weight = (
             float(p.shape[0]) if sample_weight is None else float(sample_weight.sum())
         )
-        return cls(masses, n_intervals, total_weight, channels)
+        if p.shape[0] >= _EAGER_ROWS_PER_NODE * n_intervals:
+            masses = linear_binning(p, y, sample_weight, n_intervals, channels)
+            return cls(masses, n_intervals, total_weight, channels)
+        samples = (p, y, sample_weight)
+        return cls(None, n_intervals, total_weight, channels, samples=samples)
 
-    def smooth(self, channel, sigma, n_intervals=None):
+    def _grid_for(self, sigma, n_intervals):
+        """The coarsest grid resolving ``sigma`` with ``n_intervals`` intervals."""
+        needed = max(math.ceil(_NODES_PER_SIGMA / sigma), n_intervals, _MIN_NODES)
+        grid = self.n_intervals
+        while grid % 2 == 0 and grid // 2 >= needed:
+            grid //= 2
+        return grid
+
+    def _masses_on(self, grid):
+        """The masses binned onto a grid of ``grid`` intervals, kept."""
+        if grid not in self._masses:
+            finer = min((g for g in self._masses if g > grid), default=None)
+            if self._samples is None or (
+                finer is not None and finer <= self._samples[0].shape[0]
+            ):
+                masses = self._masses[finer]
+                while finer > grid:
+                    masses, finer = halve_grid(masses), finer // 2
+            else:
+                masses = linear_binning(*self._samples, grid, self.channels)
+            self._masses[grid] = masses
+        return self._masses[grid]
+
+    def _coefficients(self, grid):
+        """Cosine coefficients of the masses on a grid, or on a finer one.
+
+        Coefficients computed once are kept, and those of a finer grid serve
+        a coarser one (their binning is only more accurate).
+
+        Returns
+        -------
+        grid : int
+            The grid of the coefficients.
+        coef : ndarray of shape (*batch, len(channels), grid + 1)
+        """
+        grid = min((g for g in self._coef if g >= grid), default=grid)
+        if grid not in self._coef:
+            masses = self._masses_on(grid)
+            # a_k = sum_j m_j cos(pi k j / M); the DCT-I counts the two end
+            # nodes once and the others twice, hence their second terms.
+            signs = np.where(np.arange(grid + 1) % 2 == 0, 1.0, -1.0)
+            ends = masses[..., :1] + masses[..., -1:] * signs
+            self._coef[grid] = (fft.dct(masses, type=1, axis=-1) + ends) / 2.0
+        return grid, self._coef[grid]
+
+    def smooth(self, channel, sigma, n_intervals=None, resolve=np.inf):
         """Smoothed values ``sum_i v_i K(t, p_i)`` at the nodes of a grid.
 
         Parameters
@@ -152,26 +215,26 @@ class _ReflectedGaussianSmoother:
         n_intervals : int, default=None
             The evaluation grid has nodes ``a / n_intervals``; by default the
             grid that resolves the smallest ``sigma``.
+        resolve : float, default=inf
+            The masses are binned on a grid that also resolves this bandwidth
+            (one that later calls will ask for), when it is below ``sigma``.
 
         Returns
         -------
         values : ndarray of shape (*batch, n_intervals + 1)
         """
         sigma = np.asarray(sigma, dtype=np.float64)
+        smallest = max(float(sigma.min()), 1e-300)
         if n_intervals is None:
-            n_intervals = min(_n_intervals(float(sigma.min())), self.n_intervals)
-        coef = self.coef[..., self.channels.index(channel), :]
+            n_intervals = min(_n_intervals(smallest), self.n_intervals)
+        grid, coef = self._coefficients(
+            self._grid_for(max(min(smallest, resolve), 1e-300), n_intervals)
+        )
+        coef = coef[..., self.channels.index(channel), :]
         # Coefficients beyond the binning grid carry a factor below
         # exp(-(pi * 128)**2 / 2), and those beyond _NEGLIGIBLE_K / sigma one
         # below exp(-40): zero against the first one in float64.
-        n_kept = (
-            min(
-                n_intervals,
-                self.n_intervals,
-                math.ceil(_NEGLIGIBLE_K / max(float(sigma.min()), 1e-300)),
-            )
-            + 1
-        )
+        n_kept = min(n_intervals, grid, math.ceil(_NEGLIGIBLE_K / smallest)) + 1
         spectrum = np.zeros((*coef.shape[:-1], n_intervals + 1))
         spectrum[..., :n_kept] = coef[..., :n_kept]
         # The constant term is kept apart so that sigma = inf gives the limit.
@@ -182,9 +245,9 @@ class _ReflectedGaussianSmoother:
         spectrum[..., -1] *= 2.0
         return fft.dct(spectrum, type=1, axis=-1)
 
-    def error_at(self, sigma):
+    def error_at(self, sigma, resolve=np.inf):
         """smECE at bandwidth ``sigma``: the L1 norm of the smoothed residual."""
-        values = self.smooth("residual", sigma)
+        values = self.smooth("residual", sigma, resolve=resolve)
         # At most 1 in exact arithmetic; rounding may add an ulp or two.
         return np.minimum(_abs_integral(values) / self.total_weight, 1.0)
 
@@ -198,33 +261,80 @@ class _ReflectedGaussianSmoother:
         lies in ``[smECE_eps, eps]`` and ``smECE_eps`` is returned, and when
         ``g(1) >= 0`` it is 1.
 
+        Two bounds save work without changing the bisection's steps:
+
+        - every smECE is at most :meth:`error_ceiling`, so a trial above it
+          moves the upper end of the bracket unevaluated (its ``g`` is
+          evaluated at the end if the chord needs it);
+        - the grid of each trial also resolves the largest lower bound on
+          the fixed point found so far: as the smECE does not increase with
+          the bandwidth, a trial ``s`` above the fixed point bounds it below
+          by ``smECE_s`` (and one below it, by ``s``). The masses are then
+          binned onto the grid the last trials need once, not onto every
+          grid in between.
+
         With a ``guess`` (the fixed point of the data a batch resamples),
         :meth:`_fixed_point_near` searches from it instead.
         """
         if guess is not None:
             return self._fixed_point_near(eps, guess)
-        shape = self.total_weight.shape
-        lo, hi = np.full(shape, float(eps)), np.ones(shape)
-        g_lo, g_hi = np.full(shape, np.nan), np.full(shape, np.nan)
-        while (hi - lo).max() > eps:
-            mid = 0.5 * (lo + hi)
-            g_mid = self.error_at(mid) - mid
-            below = g_mid < 0.0
-            hi, g_hi = np.where(below, mid, hi), np.where(below, g_mid, g_hi)
-            lo, g_lo = np.where(below, lo, mid), np.where(below, g_lo, g_mid)
-        result = np.full(shape, np.nan)
-        unset_lo, unset_hi = np.isnan(g_lo), np.isnan(g_hi)
+        lo, hi, g_lo, g_hi, resolve = self._bisect(eps)
+        result = np.full(self.total_weight.shape, np.nan)
+        # A NaN g is an end never evaluated: eps or 1, or one moved past
+        # the ceiling.
+        unset_lo = np.isnan(g_lo)
         if unset_lo.any():
-            error = self.error_at(lo)
+            error = self.error_at(lo, resolve=resolve)
             np.copyto(result, error, where=unset_lo & (error <= lo))
             g_lo = np.where(unset_lo, error - lo, g_lo)
-        if unset_hi.any():
-            g_one = self.error_at(hi) - hi
-            np.copyto(result, hi, where=unset_hi & (g_one >= 0.0) & np.isnan(result))
-            g_hi = np.where(unset_hi, g_one, g_hi)
+        unset_hi = np.isnan(g_hi)
+        if (unset_hi & np.isnan(result)).any():
+            g_end = self.error_at(hi, resolve=resolve) - hi
+            np.copyto(result, hi, where=unset_hi & (g_end >= 0.0) & np.isnan(result))
+            g_hi = np.where(unset_hi, g_end, g_hi)
         with np.errstate(invalid="ignore", divide="ignore"):
             chord = lo + (hi - lo) * g_lo / (g_lo - g_hi)
         return np.where(np.isnan(result), chord, result)
+
+    def error_ceiling(self):
+        r"""A bound on the smECE the smoother computes at any bandwidth.
+
+        The L1 norm of a kernel smoothing is at most the total absolute
+        value smoothed, :math:`\sum_i w_i |p_i - y_i| / W` (the kernel is
+        non-negative and integrates to 1), and binning does not increase
+        it; the bound is raised by 1e-9 of itself for rounding.
+        """
+        if self._samples is not None:
+            p, y, w = self._samples
+            residual = np.abs(p - y)
+            total = residual.sum() if w is None else residual @ w
+        else:
+            masses = self._masses[self.n_intervals]
+            residual = masses[..., self.channels.index("residual"), :]
+            total = np.abs(residual).sum(axis=-1)
+        return total / self.total_weight * (1.0 + 1e-9)
+
+    def _bisect(self, eps):
+        """The bracket of :meth:`fixed_point`, ``g`` at its ends, and the
+        bandwidth its last grid resolves (NaN ``g`` where unevaluated)."""
+        shape = self.total_weight.shape
+        lo, hi = np.full(shape, float(eps)), np.ones(shape)
+        g_lo, g_hi = np.full(shape, np.nan), np.full(shape, np.nan)
+        ceiling = self.error_ceiling()
+        bound = np.full(shape, np.inf)  # before the first trial, none
+        while (hi - lo).max() > eps:
+            mid = 0.5 * (lo + hi)
+            if (mid > ceiling).all():  # g(mid) < 0 everywhere
+                hi, g_hi = mid, np.full(shape, np.nan)
+                continue
+            error = self.error_at(mid, resolve=float(bound.min()))
+            g_mid = error - mid
+            below = g_mid < 0.0
+            trial_bound = np.where(below, error, mid)
+            bound = np.where(np.isinf(bound), trial_bound, np.fmax(bound, trial_bound))
+            hi, g_hi = np.where(below, mid, hi), np.where(below, g_mid, g_hi)
+            lo, g_lo = np.where(below, lo, mid), np.where(below, g_lo, g_mid)
+        return lo, hi, g_lo, g_hi, float(bound.min())
 
     def _fixed_point_near(self, eps, guess):
         r"""The fixed points of a batch, searched from a ``guess`` near them.

@@ -532,7 +532,7 @@ class CalibrationSummary:
                 "This summary keeps no SmoothECE grid (eps=None): build it with "
                 "eps=1e-3 (the default) to ask for the SmoothECE."
             )
-        masses = state.kernel[view].copy()  # the smoother transforms it in place
+        masses = state.kernel[view]
         total = float(state.cells[view, 0].sum())
         return _ReflectedGaussianSmoother(masses, masses.shape[-1] - 1, total, CHANNELS)
 

@@ -313,6 +313,131 @@ def test_search_from_a_guess_finds_the_bisection_fixed_points(global_random_seed
         assert_allclose(np.maximum(near, eps), np.maximum(expected, eps), atol=eps)
 
 
+# ---------------------------------------------------------------------------
+# Grids sized to the bandwidth, and the bisection's shortcuts.
+# ---------------------------------------------------------------------------
+
+
+def _search_datasets(rng, n=400):
+    """Data whose fixed points span the search: calibrated, miscalibrated,
+    constant and wrong, exact (below the floor), and rare events predicted
+    near 0 (a classwise view: every trial above the error's ceiling)."""
+    p = rng.uniform(size=n)
+    rare = rng.uniform(0.0, 0.004, size=n)
+    return {
+        "calibrated": ((rng.uniform(size=n) < p).astype(int), p),
+        "miscalibrated": ((rng.uniform(size=n) < p**3).astype(int), p),
+        "constant": (np.ones(n, dtype=int), np.full(n, 0.5)),
+        "exact": (np.arange(n) % 2, (np.arange(n) % 2).astype(float)),
+        "rare": ((rng.uniform(size=n) < rare).astype(int), rare),
+    }
+
+
+def _plain_bisection(error_at, eps):
+    """The documented bisection, evaluating every trial: the reference."""
+    lo, hi, g_lo, g_hi = eps, 1.0, None, None
+    while hi - lo > eps:
+        mid = 0.5 * (lo + hi)
+        g_mid = error_at(mid) - mid
+        if g_mid < 0.0:
+            hi, g_hi = mid, g_mid
+        else:
+            lo, g_lo = mid, g_mid
+    if g_lo is None:
+        error = error_at(lo)
+        if error <= lo:
+            return error
+        g_lo = error - lo
+    if g_hi is None:
+        g_hi = error_at(hi) - hi
+        if g_hi >= 0.0:
+            return hi
+    return lo + (hi - lo) * g_lo / (g_lo - g_hi)
+
+
+@pytest.mark.parametrize(
+    "name", ["calibrated", "miscalibrated", "constant", "exact", "rare"]
+)
+@pytest.mark.parametrize("weighted", [False, True])
+def test_search_equals_the_plain_bisection(global_random_seed, name, weighted):
+    """Check the bisection's shortcuts against one evaluating every trial.
+
+    The reference evaluates every trial on the finest grid; the search skips
+    trials above the error's ceiling and sizes its grids to the bandwidths.
+    Both take the same steps; the fixed points differ by the binning on
+    coarser grids only (well within the documented discretisation bound).
+    """
+    rng = np.random.RandomState(global_random_seed)
+    y, p = _search_datasets(rng)[name]
+    w = rng.uniform(0.2, 2.0, size=p.shape[0]) if weighted else None
+    eps = 1e-3
+    reference = _ReflectedGaussianSmoother.from_samples(p, y, w, eps, ("residual",))
+    expected = _plain_bisection(lambda s: float(reference.error_at(s, 0.0)), eps)
+    assert_allclose(smooth_ece(y, p, sample_weight=w), expected, atol=1e-6)
+
+
+def test_search_sizes_its_grids_to_the_bandwidths(global_random_seed):
+    """Check that a large fixed point is searched on coarse grids only,
+    and that trials above the error's ceiling are not evaluated."""
+    rng = np.random.RandomState(global_random_seed)
+    data = _search_datasets(rng, n=20000)
+    y, p = data["miscalibrated"]  # fixed point about 0.2
+    smoother = _ReflectedGaussianSmoother.from_samples(p, y, None, 1e-3, ("residual",))
+    assert smoother.fixed_point(1e-3) > 0.1
+    # Every grid resolves bandwidths down to about 0.06, not to eps.
+    assert max(smoother._coef) <= smoother.n_intervals // 32
+    assert max(smoother._masses) <= smoother.n_intervals // 32
+
+    y, p = data["rare"]
+    smoother = _ReflectedGaussianSmoother.from_samples(p, y, None, 1e-3, ("residual",))
+    trials = []
+    evaluate = smoother.error_at
+    smoother.error_at = lambda s, resolve=np.inf: (
+        trials.append(s) or evaluate(s, resolve)
+    )
+    smoother.fixed_point(1e-3)
+    ceiling = smoother.error_ceiling()
+    assert ceiling < 0.01
+    # The ten trials above the ceiling are skipped: at most one more, then
+    # the end of the bracket.
+    assert len(trials) <= 3
+    assert all(s <= 2 * ceiling for s in trials)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_lazy_and_eager_smoothers_agree(global_random_seed, weighted):
+    """Check that rows binned onto each grid when needed smooth as masses
+    binned once onto the finest grid and halved do, and that the error's
+    ceiling bounds both at every bandwidth."""
+    rng = np.random.RandomState(global_random_seed)
+    y, p = _random_binary(rng, 300)
+    w = rng.uniform(0.0, 2.0, size=300) if weighted else None
+    n_intervals = 4096
+    eager = _ReflectedGaussianSmoother(
+        linear_binning(p, y, w, n_intervals, CHANNELS),
+        n_intervals,
+        300.0 if w is None else w.sum(),
+        CHANNELS,
+    )
+    lazy = _ReflectedGaussianSmoother(
+        None, n_intervals, eager.total_weight, CHANNELS, samples=(p, y, w)
+    )
+    # Each grid first binned (lazy) or halved (eager), then reused.
+    sigmas = [0.5, 0.1, 0.03, 0.1, 0.5]
+    for sigma in sigmas:
+        for channel in CHANNELS:
+            assert_allclose(
+                lazy.smooth(channel, sigma),
+                eager.smooth(channel, sigma),
+                rtol=1e-10,
+                atol=1e-10,
+            )
+    for smoother in (eager, lazy):
+        for sigma in np.geomspace(0.03, 10.0, 8):
+            assert smoother.error_at(sigma) <= smoother.error_ceiling()
+    assert eager.error_ceiling() <= lazy.error_ceiling() * (1 + 1e-12)
+
+
 @pytest.mark.parametrize("sigma", ["auto", 0.02])
 @pytest.mark.parametrize("weighted", [False, True])
 def test_curve_matches_reference(global_random_seed, sigma, weighted):
