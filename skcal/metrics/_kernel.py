@@ -68,6 +68,28 @@ def _reaches(query, points, carriers, kernel, bandwidth):
     return inside > 0
 
 
+def _rate_and_divergence(query, sums, has_event, has_nonevent, loss):
+    """The estimated event rate at ``query`` and its divergence from ``query``.
+
+    From the kernel sums of the weights and of the events (the first two
+    columns of ``sums``); the rate is exactly 0 (1) where no event
+    (non-event) has kernel weight, ``has_event`` and ``has_nonevent`` being
+    booleans of the queries or of all of them.
+    """
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rate = np.clip(sums[:, 1] / sums[:, 0], 0.0, 1.0)
+    has_event = np.broadcast_to(has_event, rate.shape)
+    has_nonevent = np.broadcast_to(has_nonevent, rate.shape)
+    rate[~has_event] = 0.0
+    rate[~has_nonevent] = 1.0
+    with np.errstate(invalid="ignore"):
+        pointwise = binary_divergence(query, rate, loss)
+    if loss == "log":
+        pointwise[(query == 0.0) & has_event] = np.inf
+        pointwise[(query == 1.0) & has_nonevent] = np.inf
+    return rate, pointwise
+
+
 def _regression(ties, y, query, *, loss, kernel, bandwidth, full_loss=None):
     """Kernel sums and Nadaraya-Watson estimates at the sorted points ``query``.
 
@@ -89,18 +111,10 @@ def _regression(ties, y, query, *, loss, kernel, bandwidth, full_loss=None):
         columns.append(ties.sum(np.where(finite, full_loss, 0.0))[source])
         infinite = ties.sum(~finite)[source] > 0
     sums = kernel_sums(query, points, np.column_stack(columns), kernel, bandwidth)
-    weight = sums[:, 0]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        rate = np.clip(sums[:, 1] / weight, 0.0, 1.0)
     has_event = _reaches(query, points, events[source] > 0, kernel, bandwidth)
     has_nonevent = _reaches(query, points, nonevents[source] > 0, kernel, bandwidth)
-    rate[~has_event] = 0.0
-    rate[~has_nonevent] = 1.0
-    with np.errstate(invalid="ignore"):
-        pointwise = binary_divergence(query, rate, loss)
-    if loss == "log":
-        pointwise[(query == 0.0) & has_event] = np.inf
-        pointwise[(query == 1.0) & has_nonevent] = np.inf
+    rate, pointwise = _rate_and_divergence(query, sums, has_event, has_nonevent, loss)
+    weight = sums[:, 0]
     result = Bunch(
         weight=weight,
         rate=rate,
@@ -154,6 +168,67 @@ def _row_blocks(y, p, w):
         yield p[rows], weight, y[rows]
 
 
+def _streamed_sums(y, p, w, bandwidth, full_loss=None):
+    """Gaussian kernel sums of the rows, read block by block, and their totals.
+
+    The sums (:meth:`GaussianSums.streamed`) are of the weights, the
+    weighted outcomes and, with ``full_loss``, the weighted finite full
+    losses. The Bunch of totals holds the weight of the events, of the
+    non-events and of the rows of infinite full loss, and the weighted sum,
+    minimum and maximum of the predictions of positive weight.
+    """
+    totals = Bunch(
+        events=0.0, nonevents=0.0, infinite=0.0, p_sum=0.0, low=np.inf, high=-np.inf
+    )
+
+    def moment_blocks():
+        for index, (prediction, weight, outcome) in enumerate(_row_blocks(y, p, w)):
+            events = weight * outcome
+            totals.events += events.sum()
+            totals.nonevents += np.dot(weight, 1 - outcome)
+            totals.p_sum += np.dot(weight, prediction)
+            used = prediction[weight > 0]
+            if used.shape[0]:
+                totals.low = min(totals.low, used.min())
+                totals.high = max(totals.high, used.max())
+            columns = [weight, events]
+            if full_loss is not None:
+                loss = full_loss[index * _BLOCK : (index + 1) * _BLOCK]
+                finite = np.isfinite(loss)
+                totals.infinite += np.dot(weight, ~finite)
+                columns.append(weight * np.where(finite, loss, 0.0))
+            yield prediction / bandwidth, np.column_stack(columns)
+
+    n_targets = 2 if full_loss is None else 3
+    sums = GaussianSums.streamed(moment_blocks(), 0.0, 1.0 / bandwidth, n_targets)
+    return sums, totals
+
+
+def _streamed_regression(y, p, w, query, *, loss, bandwidth, full_loss):
+    """:func:`_regression` at the points ``query`` from streamed sums.
+
+    For the Gaussian kernel, whose weights reach everywhere; also returns
+    the totals of :func:`_streamed_sums`.
+    """
+    sums, totals = _streamed_sums(y, p, w, bandwidth, full_loss)
+    kernel = sums(query / bandwidth)
+    has_event, has_nonevent = totals.events > 0, totals.nonevents > 0
+    rate, pointwise = _rate_and_divergence(query, kernel, has_event, has_nonevent, loss)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        expected = kernel[:, 2] / kernel[:, 0]
+    if totals.infinite > 0:
+        expected[:] = np.inf
+    total = totals.events + totals.nonevents
+    result = Bunch(
+        weight=kernel[:, 0],
+        rate=rate,
+        pointwise=pointwise,
+        total=total,
+        expected_loss=expected,
+    )
+    return result, totals
+
+
 def _streamed_error(y, p, w, *, loss, bandwidth):
     """The Gaussian kernel error in two passes over blocks of rows, unsorted.
 
@@ -162,31 +237,40 @@ def _streamed_error(y, p, w, *, loss, bandwidth):
     weighted mean is the same), with the sums of
     :meth:`GaussianSums.streamed`: no sort, and no array as long as the data.
     """
-    totals = np.zeros(2)  # the weights of the events and of the non-events
-
-    def moment_blocks():
-        for prediction, weight, outcome in _row_blocks(y, p, w):
-            events = weight * outcome
-            totals[0] += events.sum()
-            totals[1] += np.dot(weight, 1 - outcome)
-            yield prediction / bandwidth, np.column_stack((weight, events))
-
-    sums = GaussianSums.streamed(moment_blocks(), 0.0, 1.0 / bandwidth, 2)
-    has_event, has_nonevent = totals > 0
+    sums, totals = _streamed_sums(y, p, w, bandwidth)
+    has_event, has_nonevent = totals.events > 0, totals.nonevents > 0
     error = 0.0
     for prediction, weight, _ in _row_blocks(y, p, w):
         kernel = sums(prediction / bandwidth)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            rate = np.clip(kernel[:, 1] / kernel[:, 0], 0.0, 1.0)
-        if not (has_event and has_nonevent):
-            rate[:] = 0.0 if has_nonevent else 1.0
-        pointwise = binary_divergence(prediction, rate, loss)
-        if loss == "log":
-            pointwise[(prediction == 0.0) & has_event] = np.inf
-            pointwise[(prediction == 1.0) & has_nonevent] = np.inf
+        pointwise = _rate_and_divergence(
+            prediction, kernel, has_event, has_nonevent, loss
+        )[1]
         used = weight > 0
         error += np.dot(weight[used], pointwise[used])
-    return float(error / totals.sum())
+    return float(error / (totals.events + totals.nonevents))
+
+
+def _curve_estimates(y, p, w, grid, *, loss, kernel, bandwidth, full_loss):
+    """The regression at the points of ``grid``, the calibration error, and
+    the spread and weighted mean of the predictions of positive weight.
+
+    Streamed (:func:`_streamed_regression` and :func:`_streamed_error`) when
+    :func:`_streams` says so, from the sorted distinct predictions otherwise.
+    """
+    options = dict(loss=loss, bandwidth=bandwidth)
+    if _streams(p, kernel, bandwidth):
+        estimate, totals = _streamed_regression(
+            y, p, w, grid, **options, full_loss=full_loss
+        )
+        error = _streamed_error(y, p, w, **options)
+        return estimate, error, totals.high - totals.low, totals.p_sum / estimate.total
+    at_data = _kernel_estimate(y, p, w, **options, kernel=kernel)
+    ties = at_data.ties
+    estimate = _regression(ties, y, grid, **options, kernel=kernel, full_loss=full_loss)
+    positive = ties.weight > 0
+    used = ties.values[positive]
+    mean = float(np.average(used, weights=ties.weight[positive]))
+    return estimate, at_data.calibration_error, used[-1] - used[0], mean
 
 
 def _streams(p, kernel, bandwidth):
@@ -562,6 +646,10 @@ def calibration_sharpness_curve(
     its class probability 0 has an infinite loss, and the expected loss is
     infinite wherever that row has kernel weight.
 
+    The curve takes the kernel sums of :func:`kernel_calibration_error`:
+    with the Gaussian kernel and many rows, two passes over blocks of rows,
+    without sorting them or holding any array as long as the data.
+
     References
     ----------
     .. [1] M. Chidambaram and R. Ge, "Reassessing How to Compare and Improve
@@ -591,11 +679,17 @@ def calibration_sharpness_curve(
     ((y, p),) = binary_views(data, reduction)
     w = data.sample_weight
     full_loss = full_scores(data, loss)
-    options = dict(loss=loss, kernel=kernel, bandwidth=bandwidth)
-    at_data = _kernel_estimate(y, p, w, **options)
     grid = np.linspace(0.0, 1.0, n_points)
-    ties = at_data.ties
-    estimate = _regression(ties, y, grid, **options, full_loss=full_loss)
+    estimate, error, spread, mean = _curve_estimates(
+        y,
+        p,
+        w,
+        grid,
+        loss=loss,
+        kernel=kernel,
+        bandwidth=bandwidth,
+        full_loss=full_loss,
+    )
     weight = np.maximum(estimate.weight, 0.0)
     defined = weight > _SUPPORT_RTOL * weight.max()
     calibration = np.where(defined, estimate.rate, np.nan)
@@ -605,10 +699,7 @@ def calibration_sharpness_curve(
         gap = expected - pointwise
     density = weight / (estimate.total * bandwidth * KERNEL_MASS[kernel])
     length = density * gap
-    used = ties.values[ties.weight > 0]
-    constant = None
-    if used[-1] - used[0] < _CONSTANT_SPREAD:
-        constant = float(np.average(used, weights=ties.weight[ties.weight > 0]))
+    constant = mean if spread < _CONSTANT_SPREAD else None
     return Bunch(
         grid=grid,
         calibration=calibration,
@@ -618,7 +709,7 @@ def calibration_sharpness_curve(
         sharpness_gap=gap,
         band_low=np.maximum(calibration - 0.5 * length, 0.0),
         band_high=calibration + 0.5 * length,
-        calibration_error=at_data.calibration_error,
+        calibration_error=error,
         total_loss=_mean_full_loss(full_loss, w),
         constant_prediction=constant,
     )

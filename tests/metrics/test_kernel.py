@@ -205,6 +205,51 @@ def test_large_samples_stream_and_agree_with_the_sorted_path(
     assert_allclose(got, sorted_path, rtol=1e-10, atol=1e-15)
 
 
+@pytest.mark.parametrize("loss", LOSSES)
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize(
+    "case", ["binary", "events only", "constant", "multiclass", "infinite loss"]
+)
+def test_streamed_curve_matches_the_sorted_path(
+    global_random_seed, monkeypatch, loss, weighted, case
+):
+    """Check the curve from streamed sums against the one from sorted ties.
+
+    Ties, predictions of 0 and 1, zero weights, one outcome only, a constant
+    predictor, a top-label view, and a row whose full log loss is infinite
+    (probability 0 on its class).
+    """
+    rng = np.random.RandomState(global_random_seed)
+    n = 300
+    y, p = _binary(rng, n)
+    p[: n // 10] = np.round(p[: n // 10], 1)  # ties
+    p[n // 2 : n // 2 + 3] = [0.0, 1.0, 1.0]
+    if case == "events only":
+        y[:] = 1
+    elif case == "constant":
+        p[:] = 0.3
+    elif case in ("multiclass", "infinite loss"):
+        y, p = _multiclass(rng, n, 4)
+        if case == "infinite loss":
+            p[0] = np.eye(4)[(y[0] + 1) % 4]
+    w = _weights(rng, n, weighted)
+    curves = {}
+    for streams in (True, False):
+        monkeypatch.setattr(
+            "skcal.metrics._kernel._streams", lambda *args, s=streams: s
+        )
+        curves[streams] = calibration_sharpness_curve(
+            y, p, sample_weight=w, loss=loss, bandwidth=0.05, n_points=101
+        )
+    streamed, sorted_path = curves[True], curves[False]
+    assert streamed.keys() == sorted_path.keys()
+    for key, expected in sorted_path.items():
+        if expected is None:
+            assert streamed[key] is None, key
+        else:
+            assert_allclose(streamed[key], expected, rtol=1e-9, atol=1e-12, err_msg=key)
+
+
 @pytest.mark.parametrize("kernel", KERNELS)
 @pytest.mark.parametrize("loss", LOSSES)
 @pytest.mark.parametrize("reduction", ["top_label", "classwise", "positive"])
