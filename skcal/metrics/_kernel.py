@@ -173,24 +173,16 @@ def _streamed_sums(y, p, w, bandwidth, full_loss=None):
 
     The sums (:meth:`GaussianSums.streamed`) are of the weights, the
     weighted outcomes and, with ``full_loss``, the weighted finite full
-    losses. The Bunch of totals holds the weight of the events, of the
-    non-events and of the rows of infinite full loss, and the weighted sum,
-    minimum and maximum of the predictions of positive weight.
+    losses; the totals are the weights of the events, of the non-events and
+    of the rows of infinite full loss.
     """
-    totals = Bunch(
-        events=0.0, nonevents=0.0, infinite=0.0, p_sum=0.0, low=np.inf, high=-np.inf
-    )
+    totals = Bunch(events=0.0, nonevents=0.0, infinite=0.0)
 
     def moment_blocks():
         for index, (prediction, weight, outcome) in enumerate(_row_blocks(y, p, w)):
             events = weight * outcome
             totals.events += events.sum()
             totals.nonevents += np.dot(weight, 1 - outcome)
-            totals.p_sum += np.dot(weight, prediction)
-            used = prediction[weight > 0]
-            if used.shape[0]:
-                totals.low = min(totals.low, used.min())
-                totals.high = max(totals.high, used.max())
             columns = [weight, events]
             if full_loss is not None:
                 loss = full_loss[index * _BLOCK : (index + 1) * _BLOCK]
@@ -204,13 +196,13 @@ def _streamed_sums(y, p, w, bandwidth, full_loss=None):
     return sums, totals
 
 
-def _streamed_regression(y, p, w, query, *, loss, bandwidth, full_loss):
-    """:func:`_regression` at the points ``query`` from streamed sums.
+def _streamed_regression(streamed, query, *, loss, bandwidth):
+    """:func:`_regression` at the points ``query``, from the ``(sums, totals)``
+    of :func:`_streamed_sums` with the full losses.
 
-    For the Gaussian kernel, whose weights reach everywhere; also returns
-    the totals of :func:`_streamed_sums`.
+    For the Gaussian kernel, whose weights reach everywhere.
     """
-    sums, totals = _streamed_sums(y, p, w, bandwidth, full_loss)
+    sums, totals = streamed
     kernel = sums(query / bandwidth)
     has_event, has_nonevent = totals.events > 0, totals.nonevents > 0
     rate, pointwise = _rate_and_divergence(query, kernel, has_event, has_nonevent, loss)
@@ -218,26 +210,28 @@ def _streamed_regression(y, p, w, query, *, loss, bandwidth, full_loss):
         expected = kernel[:, 2] / kernel[:, 0]
     if totals.infinite > 0:
         expected[:] = np.inf
-    total = totals.events + totals.nonevents
-    result = Bunch(
+    return Bunch(
         weight=kernel[:, 0],
         rate=rate,
         pointwise=pointwise,
-        total=total,
+        total=totals.events + totals.nonevents,
         expected_loss=expected,
     )
-    return result, totals
 
 
-def _streamed_error(y, p, w, *, loss, bandwidth):
+def _streamed_error(y, p, w, *, loss, bandwidth, streamed=None):
     """The Gaussian kernel error in two passes over blocks of rows, unsorted.
 
     The estimates of :func:`_kernel_estimate` at every row instead of every
     distinct prediction (equal predictions have equal estimates, so the
     weighted mean is the same), with the sums of
     :meth:`GaussianSums.streamed`: no sort, and no array as long as the data.
+    ``streamed``, the ``(sums, totals)`` of :func:`_streamed_sums` when
+    already computed, saves the first pass.
     """
-    sums, totals = _streamed_sums(y, p, w, bandwidth)
+    if streamed is None:
+        streamed = _streamed_sums(y, p, w, bandwidth)
+    sums, totals = streamed
     has_event, has_nonevent = totals.events > 0, totals.nonevents > 0
     error = 0.0
     for prediction, weight, _ in _row_blocks(y, p, w):
@@ -251,26 +245,33 @@ def _streamed_error(y, p, w, *, loss, bandwidth):
 
 
 def _curve_estimates(y, p, w, grid, *, loss, kernel, bandwidth, full_loss):
-    """The regression at the points of ``grid``, the calibration error, and
-    the spread and weighted mean of the predictions of positive weight.
+    """The regression at the points of ``grid``, and the calibration error.
 
-    Streamed (:func:`_streamed_regression` and :func:`_streamed_error`) when
-    :func:`_streams` says so, from the sorted distinct predictions otherwise.
+    From one set of streamed sums (:func:`_streamed_regression` and
+    :func:`_streamed_error`) when :func:`_streams` says so, from the sorted
+    distinct predictions otherwise.
     """
     options = dict(loss=loss, bandwidth=bandwidth)
     if _streams(p, kernel, bandwidth):
-        estimate, totals = _streamed_regression(
-            y, p, w, grid, **options, full_loss=full_loss
-        )
-        error = _streamed_error(y, p, w, **options)
-        return estimate, error, totals.high - totals.low, totals.p_sum / estimate.total
+        streamed = _streamed_sums(y, p, w, bandwidth, full_loss)
+        estimate = _streamed_regression(streamed, grid, **options)
+        return estimate, _streamed_error(y, p, w, **options, streamed=streamed)
     at_data = _kernel_estimate(y, p, w, **options, kernel=kernel)
-    ties = at_data.ties
-    estimate = _regression(ties, y, grid, **options, kernel=kernel, full_loss=full_loss)
-    positive = ties.weight > 0
-    used = ties.values[positive]
-    mean = float(np.average(used, weights=ties.weight[positive]))
-    return estimate, at_data.calibration_error, used[-1] - used[0], mean
+    estimate = _regression(
+        at_data.ties, y, grid, **options, kernel=kernel, full_loss=full_loss
+    )
+    return estimate, at_data.calibration_error
+
+
+def _constant_prediction(p, w):
+    """The mean prediction when those of positive weight lie within
+    ``_CONSTANT_SPREAD`` of each other (a constant predictor), else None."""
+    positive = True if w is None else w > 0
+    low = p.min(where=positive, initial=np.inf)
+    high = p.max(where=positive, initial=-np.inf)
+    if high - low < _CONSTANT_SPREAD:
+        return float(np.average(p, weights=w))
+    return None
 
 
 def _streams(p, kernel, bandwidth):
@@ -680,7 +681,7 @@ def calibration_sharpness_curve(
     w = data.sample_weight
     full_loss = full_scores(data, loss)
     grid = np.linspace(0.0, 1.0, n_points)
-    estimate, error, spread, mean = _curve_estimates(
+    estimate, error = _curve_estimates(
         y,
         p,
         w,
@@ -699,7 +700,6 @@ def calibration_sharpness_curve(
         gap = expected - pointwise
     density = weight / (estimate.total * bandwidth * KERNEL_MASS[kernel])
     length = density * gap
-    constant = mean if spread < _CONSTANT_SPREAD else None
     return Bunch(
         grid=grid,
         calibration=calibration,
@@ -711,5 +711,5 @@ def calibration_sharpness_curve(
         band_high=calibration + 0.5 * length,
         calibration_error=error,
         total_loss=_mean_full_loss(full_loss, w),
-        constant_prediction=constant,
+        constant_prediction=_constant_prediction(p, w),
     )
