@@ -51,7 +51,7 @@ _ALONE_SHARE = 0.5
 _CHUNK = 1 << 16
 
 
-class _Grouped(NamedTuple):
+class Grouped(NamedTuple):
     """Outcomes, predictions and weights of the rows of positive weight, and
     their groups of identical predictions (sorted once, for the method's
     choice and the terms)."""
@@ -72,9 +72,9 @@ def _grouped(y, p, sample_weight):
     """
     sample_weight, y, p = drop_zero_weight(sample_weight, y, p)
     if sample_weight is not None or p.ndim != 1:
-        return _Grouped(y, p, sample_weight, Ties(p, sample_weight))
+        return Grouped(y, p, sample_weight, Ties(p, sample_weight))
     p, y = split_keys(sorted_outcome_keys(p, y))
-    return _Grouped(y, p, None, Ties(p, presorted=True))
+    return Grouped(y, p, None, Ties(p, presorted=True))
 
 
 def _grouping(view):
@@ -153,7 +153,7 @@ def _mean_score(y, p, sample_weight, loss):
     return total / weight
 
 
-def _binary_terms(view, loss, method):
+def binary_terms(view, loss, method, uncertainty=None):
     """(score, miscalibration, discrimination, uncertainty) of one binary view.
 
     The recalibrated prediction of each group of identical predictions is its
@@ -164,6 +164,10 @@ def _binary_terms(view, loss, method):
     differences of CORP because the score is affine in the outcome. The
     groups are read a chunk at a time (:func:`_group_chunks`), the isotonic
     fit held as its blocks (:class:`~skcal._utils._pava.IsotonicBlocks`).
+    The differences hold for real outcomes too (the square of the outcome
+    cancels), so with ``loss="brier"`` and the outcomes' variance as
+    ``uncertainty`` (the entropy of a binary event otherwise) this is the
+    decomposition of the squared error of a predicted mean.
     """
     y, p, sample_weight, _ = view
     chunks = _group_chunks(view)
@@ -184,7 +188,7 @@ def _binary_terms(view, loss, method):
             recalibrated = blocks.fitted(start, start + rate.shape[0])
             residual += weight @ binary_divergence(recalibrated, rate, loss)
     score = _mean_score(y, p, sample_weight, loss)
-    unc = binary_entropy(base_rate, loss)
+    unc = binary_entropy(base_rate, loss) if uncertainty is None else uncertainty
     return np.array(
         [score, (mcb - residual) / total, (dsc - residual) / total, unc],
         dtype=np.float64,
@@ -495,7 +499,7 @@ def calibration_decomposition(
             raise ValueError(_needs_binary_view(method, len(data.classes)))
         per_view = _vector_terms(views[0], loss)[None, :]
     else:
-        per_view = np.array([_binary_terms(view, loss, method) for view in views])
+        per_view = np.array([binary_terms(view, loss, method) for view in views])
     return decomposition_result(per_view, return_per_class, loss, method, reduction)
 
 

@@ -30,14 +30,17 @@ from skcal._validation import check_fitted_classifier
 from skcal.metrics._registry import MEASURES, accepted_keywords, custom_measure
 
 
-class _CalibrationScorer:
-    """Score ``predict_proba`` with a calibration measure (see the module docstring)."""
+class RoutedScorer:
+    """A scorer of a measure with fixed options: its sign and metadata routing.
+
+    Subclasses define ``__call__(estimator, X, y_true, sample_weight=None,
+    **kwargs)``: how the estimator's predictions reach the measure.
+    """
 
     def __init__(self, score_func, sign, kwargs):
         self._score_func = score_func
         self._sign = sign
         self._kwargs = kwargs
-        self._measure = custom_measure(_name(score_func), score_func)
         # Like scikit-learn's scorers: sample_weight is neither requested nor
         # refused until set_score_request says so.
         self._score_request = {"sample_weight": None}
@@ -46,41 +49,6 @@ class _CalibrationScorer:
         options = "".join(f", {k}={v!r}" for k, v in self._kwargs.items())
         greater = "" if self._sign < 0 else ", greater_is_better=True"
         return f"make_calibration_scorer({self._score_func.__name__}{greater}{options})"
-
-    def __call__(self, estimator, X, y_true, sample_weight=None, **kwargs):
-        """Evaluate the measure on ``estimator.predict_proba(X)`` against ``y_true``.
-
-        Parameters
-        ----------
-        estimator : fitted classifier
-            It must have ``predict_proba`` and ``classes_``.
-        X : array-like of shape (n_samples, n_features)
-            The samples.
-        y_true : array-like of shape (n_samples,)
-            The true labels.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Sample weights passed to the measure.
-        **kwargs : dict
-            Other metadata passed to the measure (overriding the scorer's
-            own options).
-
-        Returns
-        -------
-        score : float
-            The measure times -1 for an error (greater is better).
-        """
-        check_fitted_classifier(
-            estimator, "a calibration scorer", "predict_proba", "it must be fitted."
-        )
-        proba = np.asarray(estimator.predict_proba(X))
-        value = self._measure.evaluate(
-            y_true,
-            proba,
-            classes=np.asarray(estimator.classes_),
-            sample_weight=sample_weight,
-            **{**self._kwargs, **kwargs},
-        )
-        return self._sign * value
 
     def set_score_request(self, **kwargs):
         """Request metadata, such as ``sample_weight``, for the ``score`` call.
@@ -116,6 +84,49 @@ class _CalibrationScorer:
         for param, alias in self._score_request.items():
             request.score.add_request(param=param, alias=alias)
         return request
+
+
+class _CalibrationScorer(RoutedScorer):
+    """Score ``predict_proba`` with a calibration measure (see the module docstring)."""
+
+    def __init__(self, score_func, sign, kwargs):
+        super().__init__(score_func, sign, kwargs)
+        self._measure = custom_measure(_name(score_func), score_func)
+
+    def __call__(self, estimator, X, y_true, sample_weight=None, **kwargs):
+        """Evaluate the measure on ``estimator.predict_proba(X)`` against ``y_true``.
+
+        Parameters
+        ----------
+        estimator : fitted classifier
+            It must have ``predict_proba`` and ``classes_``.
+        X : array-like of shape (n_samples, n_features)
+            The samples.
+        y_true : array-like of shape (n_samples,)
+            The true labels.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights passed to the measure.
+        **kwargs : dict
+            Other metadata passed to the measure (overriding the scorer's
+            own options).
+
+        Returns
+        -------
+        score : float
+            The measure times -1 for an error (greater is better).
+        """
+        check_fitted_classifier(
+            estimator, "a calibration scorer", "predict_proba", "it must be fitted."
+        )
+        proba = np.asarray(estimator.predict_proba(X))
+        value = self._measure.evaluate(
+            y_true,
+            proba,
+            classes=np.asarray(estimator.classes_),
+            sample_weight=sample_weight,
+            **{**self._kwargs, **kwargs},
+        )
+        return self._sign * value
 
 
 def _name(function):
@@ -287,6 +298,11 @@ def _named_scorer(name):
     """A fresh copy of the scorer named ``name``, skcal's or scikit-learn's."""
     if name in _SCORERS:
         return copy.deepcopy(_SCORERS[name])
+    from skcal.regression._scorer import regression_scorer
+
+    scorer = regression_scorer(name)
+    if scorer is not None:
+        return scorer
     if name not in _sklearn_get_scorer_names():
         raise ValueError(
             f"{name!r} is not a valid scoring value; skcal.metrics."
@@ -369,4 +385,8 @@ def get_scorer_names() -> list[str]:
 'neg_expected_calibration_error', 'neg_kernel_calibration_error', \
 'neg_smooth_calibration_error', 'neg_squared_kernel_calibration_error']
     """
-    return sorted(set(_SCORERS) | set(_sklearn_get_scorer_names()))
+    from skcal.regression._scorer import REGRESSION_SCORERS
+
+    return sorted(
+        set(_SCORERS) | set(REGRESSION_SCORERS) | set(_sklearn_get_scorer_names())
+    )

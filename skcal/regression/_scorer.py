@@ -1,0 +1,106 @@
+"""Scorers of probabilistic regression: proper scores and calibration errors
+of ``predict(X, return_std=True)`` or of predicted quantiles."""
+
+# SPDX-License-Identifier: BSD-3-Clause
+
+from __future__ import annotations
+
+from skcal.metrics._scorer import RoutedScorer
+from skcal.regression._base import check_fitted_regressor, gaussian_predictions
+from skcal.regression._coverage import quantile_calibration_error
+from skcal.regression._pit import pit_calibration_error
+from skcal.regression._scores import (
+    dawid_sebastiani_score,
+    gaussian_crps,
+    gaussian_log_loss,
+    pinball_loss,
+)
+
+GAUSSIAN_MEASURES = (
+    dawid_sebastiani_score,
+    gaussian_log_loss,
+    gaussian_crps,
+    pit_calibration_error,
+)
+QUANTILE_MEASURES = (pinball_loss, quantile_calibration_error)
+
+
+class RegressionScorer(RoutedScorer):
+    """Score a regressor's predictive distributions with a measure.
+
+    A Gaussian measure scores the means and standard deviations of
+    ``predict(X, return_std=True)``; a quantile measure the columns of
+    ``predict(X)`` (a quantile model such as
+    :class:`~skcal.regression.MultiQuantileRegressor`), at the levels of
+    the model's ``quantiles`` (or a ``predict_quantiles(X, quantiles)``
+    method, given the levels as an option).
+    """
+
+    def __repr__(self):
+        options = "".join(f", {k}={v!r}" for k, v in self._kwargs.items())
+        return f"get_scorer('neg_{self._score_func.__name__}'{options})"
+
+    def __call__(self, estimator, X, y_true, sample_weight=None, **kwargs):
+        """Evaluate the measure on the estimator's predictions of ``X``.
+
+        Parameters
+        ----------
+        estimator : fitted regressor
+            It predicts means and standard deviations, or quantiles.
+        X : array-like of shape (n_samples, n_features)
+            The samples.
+        y_true : array-like of shape (n_samples,)
+            The observed values.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights passed to the measure.
+        **kwargs : dict
+            Other options of the measure (overriding the scorer's own).
+
+        Returns
+        -------
+        score : float
+            The measure times -1 (greater is better).
+        """
+        check_fitted_regressor(estimator, "a regression scorer")
+        options = {**self._kwargs, **kwargs}
+        if self._score_func in GAUSSIAN_MEASURES:
+            predictions = gaussian_predictions(estimator, X)
+            arrays = (predictions[:, 0], predictions[:, 1])
+        else:
+            arrays, options = self._quantile_arrays(estimator, X, options)
+        value = self._score_func(
+            y_true, *arrays, sample_weight=sample_weight, **options
+        )
+        return self._sign * value
+
+    @staticmethod
+    def _quantile_arrays(estimator, X, options):
+        levels = options.pop("quantiles", None)
+        if levels is not None and hasattr(estimator, "predict_quantiles"):
+            return (estimator.predict_quantiles(X, levels),), {
+                **options,
+                "quantiles": levels,
+            }
+        levels = getattr(estimator, "quantiles_", getattr(estimator, "quantiles", None))
+        if levels is None:
+            raise ValueError(
+                f"{type(estimator).__name__} has no quantiles: a quantile scorer "
+                "needs a quantile model (such as MultiQuantileRegressor), or "
+                "quantiles=[...] and a model with predict_quantiles."
+            )
+        return (estimator.predict(X),), {**options, "quantiles": levels}
+
+
+def _scorer(function, **options):
+    return RegressionScorer(function, -1, options)
+
+
+REGRESSION_SCORERS = {
+    f"neg_{f.__name__}": f for f in (*GAUSSIAN_MEASURES, *QUANTILE_MEASURES)
+}
+
+
+def regression_scorer(name):
+    """A fresh scorer of a regression measure by its ``neg_<name>``, or None."""
+    function = REGRESSION_SCORERS.get(name)
+    return None if function is None else _scorer(function)
