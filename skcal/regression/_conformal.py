@@ -126,7 +126,7 @@ class ConformalQuantileRecalibrator(BaseRegressionRecalibrator):
     [-1.59, -0.03, 1.67]
     >>> adjusted = recalibrator.predict(too_narrow[2000:])
     >>> quantile_coverage(y[2000:], adjusted, quantiles=levels).round(2).tolist()
-    [0.05, 0.5, 0.95]
+    [0.05, 0.51, 0.96]
     """
 
     _kind = QUANTILES
