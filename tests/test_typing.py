@@ -15,6 +15,7 @@ PUBLIC_MODULES = [
     "skcal.calibration",
     "skcal.model_selection",
     "skcal.plotting",
+    "skcal.regression",
     "skcal.datasets",
     "skcal.discovery",
 ]

@@ -9,21 +9,16 @@ from numbers import Integral
 from typing import Any
 
 import numpy as np
-from sklearn import get_config
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.model_selection import check_cv
 from sklearn.utils import get_tags, indexable
-from sklearn.utils.metadata_routing import (
-    MetadataRouter,
-    MethodMapping,
-    process_routing,
-)
 from sklearn.utils.parallel import Parallel, delayed
-from sklearn.utils.validation import check_is_fitted, column_or_1d, has_fit_parameter
+from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from skcal._param_validation import HasMethods, fit_context
 from skcal._typing import CVLike
 from skcal._utils._indexing import take_rows
+from skcal._utils._routing import estimator_and_splitter_routing, routed_fit_params
 from skcal._validation import (
     check_partition,
     check_recalibration_target,
@@ -280,31 +275,6 @@ class RecalibratedClassifierCV(
             )
         return self.recalibrator
 
-    def _routed_params(self, sample_weight, fit_params):
-        """Fit parameters of the classifier and split parameters of the splitter."""
-        if get_config().get("enable_metadata_routing", False):
-            routed = process_routing(
-                self, "fit", sample_weight=sample_weight, **fit_params
-            )
-            return dict(routed.estimator.fit), dict(routed.splitter.split)
-        params = dict(fit_params)
-        if sample_weight is not None:
-            if has_fit_parameter(self.estimator, "sample_weight"):
-                params["sample_weight"] = sample_weight
-            else:
-                warnings.warn(
-                    f"sample_weight is not passed to {type(self.estimator).__name__}"
-                    ", whose fit has no sample_weight parameter: the classifiers "
-                    "are fitted unweighted and only the recalibrators use the "
-                    "weights, so the model may not be the weighted one. Pass the "
-                    "weights under the name the classifier's fit accepts (such as "
-                    "<step>__sample_weight for a Pipeline), or enable metadata "
-                    "routing to choose where they go.",
-                    UserWarning,
-                    stacklevel=4,
-                )
-        return params, {}
-
     @fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y, sample_weight=None, **fit_params):
         """Fit the classifier on folds and the recalibrator on out-of-fold scores.
@@ -334,7 +304,9 @@ class RecalibratedClassifierCV(
         X, y = indexable(X, y)
         y_index, self.classes_ = check_recalibration_target(y)
         sample_weight = check_recalibration_weights(sample_weight, y_index)
-        est_params, split_params = self._routed_params(sample_weight, fit_params)
+        est_params, split_params = routed_fit_params(
+            self, sample_weight, fit_params, "classifier"
+        )
         folds = self._folds(X, y, y_index, sample_weight, split_params)
         if self.ensemble:
             self.calibrated_classifiers_ = Parallel(n_jobs=self.n_jobs)(
@@ -494,18 +466,7 @@ class RecalibratedClassifierCV(
         routing : :class:`~sklearn.utils.metadata_routing.MetadataRouter`
             The routing information.
         """
-        return (
-            MetadataRouter(owner=self)
-            .add_self_request(self)
-            .add(
-                estimator=self.estimator,
-                method_mapping=MethodMapping().add(caller="fit", callee="fit"),
-            )
-            .add(
-                splitter=check_cv(self.cv),
-                method_mapping=MethodMapping().add(caller="fit", callee="split"),
-            )
-        )
+        return estimator_and_splitter_routing(self)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -205,7 +205,7 @@ class GaussianRecalibratorMixin:
         return mean
 
     def predict_quantiles(self, X, quantiles):
-        """Quantiles of the recalibrated predictive distributions.
+        """Predict the quantiles of the recalibrated distributions.
 
         Parameters
         ----------

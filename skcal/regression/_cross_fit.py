@@ -91,8 +91,9 @@ class RecalibratedRegressorCV(MetaEstimatorMixin, RegressorMixin, BaseEstimator)
 
     See Also
     --------
-    VarianceRecalibrator, IsotonicPITRecalibrator,
-    ConformalQuantileRecalibrator : The recalibrators.
+    VarianceRecalibrator : The default recalibrator.
+    IsotonicPITRecalibrator : A recalibrator of the whole distribution.
+    ConformalQuantileRecalibrator : The recalibrator of quantile models.
     skcal.calibration.RecalibratedClassifierCV : The same for classifiers.
 
     Examples
@@ -245,7 +246,7 @@ class RecalibratedRegressorCV(MetaEstimatorMixin, RegressorMixin, BaseEstimator)
         return self.recalibrator_.predict(predictions, return_std=return_std)
 
     def predict_quantiles(self, X, quantiles):
-        """Quantiles of the recalibrated Gaussian-family predictions.
+        """Predict the quantiles of the recalibrated distributions.
 
         Parameters
         ----------

@@ -196,7 +196,7 @@ def gaussian_crps(
     *,
     sample_weight: ArrayLike | None = None,
 ) -> float:
-    r"""Continuous ranked probability score of Gaussian predictions.
+    r"""Score Gaussian predictions by the continuous ranked probability score.
 
     The CRPS of a predictive distribution function :math:`F` is
     :math:`\int (F(t) - \mathbb 1\{y \le t\})^2 \, dt`; for

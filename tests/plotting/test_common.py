@@ -37,9 +37,15 @@ from skcal.plotting import (
 )
 
 # The Displays of views of predictions (binary, top-label, classwise);
-# SampleSizeDisplay, a curve over evaluation-set sizes, has its own tests
-# (tests/plotting/test_sample_size.py).
-OTHER_DISPLAYS = {"SampleSizeDisplay"}
+# SampleSizeDisplay, a curve over evaluation-set sizes, and the diagrams of
+# regression have their own tests (tests/plotting/test_sample_size.py,
+# tests/plotting/test_regression.py).
+OTHER_DISPLAYS = {
+    "MeanReliabilityDisplay",
+    "PITHistogramDisplay",
+    "QuantileReliabilityDisplay",
+    "SampleSizeDisplay",
+}
 DISPLAYS = [(n, D) for n, D in all_displays() if n not in OTHER_DISPLAYS]
 
 # Options that keep each Display fast in the common tests.
