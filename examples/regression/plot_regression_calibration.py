@@ -1,7 +1,7 @@
 """
-==============================================
+================================================
 Recalibrating the variance of a regression model
-==============================================
+================================================
 
 A Gaussian process whose noise level is fixed too low explains part of the
 noise by wiggles of its mean, and predicts standard deviations that are too
@@ -74,10 +74,10 @@ print(f"w = {recalibrated.coef_:.2f}, b = {recalibrated.intercept_:.3f}")
 # average predicted variance with the mean squared error, and the mean (and
 # variance) of the ratio of squared error to predicted variance
 # (:func:`~skcal.regression.error_variance_ratio`), which is 1 when the
-# variances are right. The DSS (:func:`~skcal.regression.
-# dawid_sebastiani_score`) is the proper score both are fitted and judged
-# by: its decrease is the decrease of the calibration error it induces,
-# because the map is injective.
+# variances are right. The Dawid-Sebastiani score
+# (:func:`~skcal.regression.dawid_sebastiani_score`) is the proper score both
+# are fitted and judged by: its decrease is the decrease of the calibration
+# error it induces, because the map is injective.
 from skcal.regression import dawid_sebastiani_score, error_variance_ratio
 
 

@@ -36,8 +36,9 @@ class QuantileReliabilityDisplay:
     """Quantile reliability diagram: observed against nominal coverage.
 
     For each level :math:`\\tau`, the share of outcomes at or below the
-    predicted :math:`\\tau`-quantile (:func:`~skcal.regression.
-    quantile_coverage`) is drawn against :math:`\\tau`. Calibrated
+    predicted :math:`\\tau`-quantile
+    (:func:`~skcal.regression.quantile_coverage`) is drawn against
+    :math:`\\tau`. Calibrated
     quantiles lie on the diagonal; a curve flatter than the diagonal shows
     intervals that are too narrow (over-confident), a steeper one intervals
     that are too wide. The grey band is where the coverage of each level

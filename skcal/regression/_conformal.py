@@ -97,7 +97,7 @@ class ConformalQuantileRecalibrator(BaseRegressionRecalibrator):
         The shift :math:`c_\tau` of each level.
     n_features_in_ : int
         The number of columns of ``X`` seen at fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         The column names of ``X``, when it had string names.
 
     See Also

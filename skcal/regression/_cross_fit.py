@@ -86,7 +86,7 @@ class RecalibratedRegressorCV(MetaEstimatorMixin, RegressorMixin, BaseEstimator)
         The levels of the predicted quantiles (quantile models only).
     n_features_in_ : int
         The number of features seen at fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         The feature names, when ``X`` had string column names.
 
     See Also

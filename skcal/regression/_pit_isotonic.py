@@ -129,7 +129,7 @@ class IsotonicPITRecalibrator(GaussianRecalibratorMixin, BaseRegressionRecalibra
         The map's values there, from 0 to 1, increasing.
     n_features_in_ : int
         The number of columns of ``X`` seen at fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         The column names of ``X``, when it had string names.
 
     See Also

@@ -70,7 +70,7 @@ class MultiQuantileRegressor(MetaEstimatorMixin, RegressorMixin, BaseEstimator):
         The levels.
     n_features_in_ : int
         The number of features seen at fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         The feature names, when ``X`` had string column names.
 
     See Also

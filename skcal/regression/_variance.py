@@ -105,7 +105,7 @@ class VarianceRecalibrator(GaussianRecalibratorMixin, BaseRegressionRecalibrator
     n_features_in_ : int
         The number of columns of ``X`` seen at fit (2 with
         ``estimator=None``; the regressor's otherwise).
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         The column names of ``X``, when it had string names.
 
     See Also
