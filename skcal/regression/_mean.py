@@ -147,9 +147,10 @@ def mean_reliability_curve(
     :math:`\hat x` is the isotonic regression of the outcomes on the
     predictions: the non-decreasing function closest to the outcomes in
     (weighted) squared error, constant on equal predictions. A calibrated
-    mean lies on the diagonal; the area between the curve and the
-    diagonal, weighted by the predictions' distribution, is the
-    miscalibration term of :func:`mean_calibration_decomposition`.
+    mean lies on the diagonal; the weighted mean squared gap between the
+    curve and the diagonal bounds the miscalibration term of
+    :func:`mean_calibration_decomposition` from below (they are equal when
+    the isotonic fit pools no distinct predictions).
 
     Read more in the :ref:`User Guide <regression>`.
 

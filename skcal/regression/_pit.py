@@ -139,7 +139,7 @@ def pit_calibration_error(
     the marginal distribution of the target, predicted for every sample,
     has a uniform PIT. Its estimate is biased upward at small samples: the
     L1 distance of :math:`n` uniform values is about
-    :math:`0.63/\sqrt{n}` on average.
+    :math:`\sqrt{\pi/32}/\sqrt{n} \approx 0.31/\sqrt{n}` on average.
 
     Read more in the :ref:`User Guide <regression>`.
 

@@ -49,10 +49,18 @@ def dawid_sebastiani_terms(z, y_std):
     return z * z + 2.0 * np.log(y_std)
 
 
-def crps_terms(z, y_std):
-    """Per-sample CRPS of Gaussian predictions, in the target's units."""
-    pdf = _INV_SQRT_2PI * np.exp(-0.5 * z * z)
-    return y_std * (z * (2.0 * ndtr(z) - 1.0) + 2.0 * pdf - _INV_SQRT_PI)
+def crps_terms(residual, y_std):
+    """Per-sample CRPS of Gaussian predictions, in the target's units.
+
+    ``residual * (2 Phi(z) - 1) + std * (2 phi(z) - 1/sqrt(pi))`` with
+    ``z = residual / std``: the closed form with ``std * z`` written as the
+    residual, so that a tiny ``std`` (``z`` overflowing to infinity) gives
+    the absolute error.
+    """
+    with np.errstate(over="ignore"):
+        z = residual / y_std
+        pdf = _INV_SQRT_2PI * np.exp(-0.5 * z * z)
+    return residual * (2.0 * ndtr(z) - 1.0) + y_std * (2.0 * pdf - _INV_SQRT_PI)
 
 
 def pinball_terms(y, q, levels):
@@ -248,7 +256,7 @@ def gaussian_crps(
     0.2337
     """
     data = check_gaussian_inputs(y_true, y_mean, y_std, sample_weight)
-    terms = crps_terms(standardized_errors(data), data.y_std)
+    terms = crps_terms(data.y_true - data.y_mean, data.y_std)
     return float(weighted_mean(terms, data.sample_weight))
 
 
