@@ -383,6 +383,7 @@ def get_scorer_names() -> list[str]:
     >>> [name for name in get_scorer_names() if "calibration" in name]
     ['neg_binned_calibration_error', 'neg_cutoff_calibration_error', \
 'neg_expected_calibration_error', 'neg_kernel_calibration_error', \
+'neg_pit_calibration_error', 'neg_quantile_calibration_error', \
 'neg_smooth_calibration_error', 'neg_squared_kernel_calibration_error']
     """
     from skcal.regression._scorer import REGRESSION_SCORERS

@@ -83,7 +83,7 @@ class MeanReliabilityDisplay:
     >>> y = 2 * x + rng.normal(scale=0.1, size=500)  # the model predicts x
     >>> display = MeanReliabilityDisplay.from_predictions(y, x)
     >>> round(display.miscalibration, 2)
-    0.33
+    0.32
     """
 
     def __init__(

@@ -93,7 +93,7 @@ class PITHistogramDisplay:
     >>> display = PITHistogramDisplay.from_predictions(
     ...     y, np.zeros(1000), np.full(1000, 0.5), name="too narrow")
     >>> display.density.round(1).tolist()
-    [2.5, 0.5, 0.4, 0.3, 0.3, 0.4, 0.3, 0.4, 0.5, 2.1]
+    [2.8, 0.7, 0.7, 0.5, 0.6, 0.5, 0.5, 0.7, 0.6, 2.4]
     """
 
     def __init__(

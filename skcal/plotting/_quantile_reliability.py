@@ -92,7 +92,7 @@ class QuantileReliabilityDisplay:
     >>> display = QuantileReliabilityDisplay.from_predictions(
     ...     y, too_narrow, quantiles=levels)
     >>> display.coverage.round(2).tolist()
-    [0.26, 0.5, 0.74]
+    [0.28, 0.52, 0.76]
     """
 
     def __init__(

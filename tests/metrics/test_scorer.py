@@ -441,7 +441,12 @@ def test_get_scorer_names():
     assert len(names) == len(set(names))
     assert set(SCORER_NAMES) <= set(names)
     assert set(sklearn_get_scorer_names()) <= set(names)
-    assert len(names) == len(SCORER_NAMES) + len(sklearn_get_scorer_names())
+    from skcal.regression._scorer import REGRESSION_SCORERS
+
+    assert set(REGRESSION_SCORERS) <= set(names)
+    assert len(names) == len(SCORER_NAMES) + len(REGRESSION_SCORERS) + len(
+        sklearn_get_scorer_names()
+    )
     for name in names:
         assert get_scorer(name) is not None
 
