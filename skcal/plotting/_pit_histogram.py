@@ -14,13 +14,13 @@ import numpy as np
 
 from skcal._param_validation import Interval, validate_params
 from skcal._typing import ArrayLike
+from skcal._utils._scaling import effective_size
 from skcal.plotting._base import axes_legend, single_axes
 from skcal.plotting._regression_base import (
     REGRESSION_PLOT_CONSTRAINTS,
     binomial_band,
     estimator_name,
     regressor_gaussian,
-    sample_size,
 )
 from skcal.plotting._style import merge_style_kwargs
 from skcal.regression import pit_calibration_error, pit_values
@@ -229,7 +229,7 @@ class PITHistogramDisplay:
         edges = np.linspace(0.0, 1.0, n_bins + 1)
         counts, _ = np.histogram(pit, bins=edges, weights=data.sample_weight)
         density = counts / counts.sum() * n_bins
-        n_effective = sample_size(data.sample_weight, pit.shape[0])
+        n_effective = effective_size(data.sample_weight, pit.shape[0])
         low, high = binomial_band(1.0 / n_bins, n_effective)
         error = pit_calibration_error(*data[:3], sample_weight=data.sample_weight)
         display = cls(

@@ -13,13 +13,13 @@ import numpy as np
 
 from skcal._param_validation import validate_params
 from skcal._typing import ArrayLike
+from skcal._utils._scaling import effective_size
 from skcal.plotting._base import axes_legend, draw_ref_line, single_axes
 from skcal.plotting._regression_base import (
     REGRESSION_PLOT_CONSTRAINTS,
     binomial_band,
     estimator_name,
     regressor_quantiles,
-    sample_size,
 )
 from skcal.plotting._style import merge_style_kwargs
 from skcal.regression import quantile_calibration_error, quantile_coverage
@@ -231,7 +231,7 @@ class QuantileReliabilityDisplay:
         options = {"quantiles": data.quantiles, "sample_weight": data.sample_weight}
         coverage = quantile_coverage(*arrays, **options)
         error = quantile_calibration_error(*arrays, **options)
-        n_effective = sample_size(data.sample_weight, data.y_true.shape[0])
+        n_effective = effective_size(data.sample_weight, data.y_true.shape[0])
         display = cls(
             quantiles=data.quantiles,
             coverage=coverage,

@@ -5,11 +5,12 @@ fitted regressor and the parameters of their plotting methods."""
 
 from __future__ import annotations
 
-import numpy as np
-
 from skcal._param_validation import HasMethods
-from skcal._utils._scaling import effective_size
-from skcal.regression._base import check_fitted_regressor, gaussian_predictions
+from skcal.regression._base import (
+    check_fitted_regressor,
+    gaussian_predictions,
+    predicted_quantiles,
+)
 
 REGRESSION_PLOT_CONSTRAINTS = {
     "name": [str, None],
@@ -17,9 +18,6 @@ REGRESSION_PLOT_CONSTRAINTS = {
     "ref_line": ["boolean"],
     "ref_line_kwargs": [dict, None],
 }
-
-# Levels of a quantile diagram of Gaussian predictions, when none are given.
-DEFAULT_LEVELS = np.round(np.linspace(0.05, 0.95, 19), 2)
 
 
 def regressor_gaussian(estimator, X, caller):
@@ -30,27 +28,9 @@ def regressor_gaussian(estimator, X, caller):
 
 
 def regressor_quantiles(estimator, X, quantiles, caller):
-    """Predicted quantiles and their levels, for a Display.
-
-    A quantile model (with ``quantiles_`` or ``quantiles``) predicts its own
-    levels; a model with ``predict_quantiles`` (skcal's Gaussian
-    recalibrators) predicts ``quantiles``; any other predicts means and
-    standard deviations, whose Gaussian quantiles are taken.
-    """
-    from scipy.special import ndtri
-
+    """Predicted quantiles and their levels of a fitted regressor, for a Display."""
     check_fitted_regressor(estimator, caller)
-    own = getattr(estimator, "quantiles_", getattr(estimator, "quantiles", None))
-    if own is not None and quantiles is None:
-        return estimator.predict(X), np.asarray(own, dtype=np.float64)
-    levels = DEFAULT_LEVELS if quantiles is None else np.asarray(quantiles, float)
-    if callable(getattr(estimator, "predict_quantiles", None)):
-        try:
-            return estimator.predict_quantiles(X, levels), levels
-        except AttributeError:  # a cross-fitted quantile model
-            pass
-    mean, std = regressor_gaussian(estimator, X, caller)
-    return mean[:, None] + std[:, None] * ndtri(levels), levels
+    return predicted_quantiles(estimator, X, quantiles)
 
 
 def estimator_name(estimator, name):
@@ -65,9 +45,3 @@ def binomial_band(share, n_effective, level=0.95):
     n = max(round(n_effective), 1)
     tail = (1.0 - level) / 2.0
     return binom.ppf(tail, n, share) / n, binom.isf(tail, n, share) / n
-
-
-def sample_size(sample_weight, n_samples):
-    """Kish's effective sample size of the weights."""
-    weight = None if sample_weight is None else np.asarray(sample_weight, float)
-    return effective_size(weight, n_samples)

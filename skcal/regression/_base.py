@@ -8,6 +8,7 @@ from __future__ import annotations
 from abc import ABCMeta, abstractmethod
 
 import numpy as np
+from scipy.special import ndtri
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.exceptions import NotFittedError
 from sklearn.utils import get_tags
@@ -24,6 +25,9 @@ from skcal.regression._validation import (
 
 GAUSSIAN = "gaussian"
 QUANTILES = "quantiles"
+
+# The levels of Gaussian predictions' quantiles when none are given.
+DEFAULT_LEVELS = np.round(np.linspace(0.05, 0.95, 19), 2)
 
 
 def check_fitted_regressor(estimator, owner):
@@ -64,6 +68,36 @@ def gaussian_predictions(estimator, X):
 def quantile_predictions(estimator, X, n_levels):
     """``(n_samples, n_levels)`` predicted quantiles of a fitted quantile model."""
     return check_quantile_predictions(estimator.predict(X), n_levels, "predict(X)")
+
+
+def predicted_quantiles(estimator, X, quantiles=None, *, gaussian_owner=None):
+    """Predicted quantiles of a fitted regressor and their levels.
+
+    A quantile model (with ``quantiles_`` or ``quantiles``) predicts its own
+    levels when ``quantiles`` is None; a model with ``predict_quantiles``
+    (skcal's Gaussian recalibrators) predicts ``quantiles``; any other model
+    predicts means and standard deviations, whose Gaussian quantiles are
+    taken, unless ``gaussian_owner`` (who asks, for the message) says they
+    may not be. Without levels from either side, 0.05, 0.10, ..., 0.95.
+    """
+    own = getattr(estimator, "quantiles_", getattr(estimator, "quantiles", None))
+    if own is not None and quantiles is None:
+        levels = check_quantile_levels(own, "the quantiles of the estimator")
+        return quantile_predictions(estimator, X, levels.shape[0]), levels
+    levels = DEFAULT_LEVELS if quantiles is None else check_quantile_levels(quantiles)
+    if callable(getattr(estimator, "predict_quantiles", None)):
+        try:
+            return estimator.predict_quantiles(X, levels), levels
+        except AttributeError:  # a cross-fitted quantile model
+            pass
+    if gaussian_owner is not None:
+        raise ValueError(
+            f"{type(estimator).__name__} has no quantiles: {gaussian_owner} needs "
+            "a quantile model (such as MultiQuantileRegressor), or quantiles=[...] "
+            "and a model with predict_quantiles."
+        )
+    mean, std = gaussian_predictions(estimator, X).T
+    return mean[:, None] + std[:, None] * ndtri(levels), levels
 
 
 def split_gaussian(predictions, name="X"):

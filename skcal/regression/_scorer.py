@@ -6,7 +6,11 @@ of ``predict(X, return_std=True)`` or of predicted quantiles."""
 from __future__ import annotations
 
 from skcal.metrics._scorer import RoutedScorer
-from skcal.regression._base import check_fitted_regressor, gaussian_predictions
+from skcal.regression._base import (
+    check_fitted_regressor,
+    gaussian_predictions,
+    predicted_quantiles,
+)
 from skcal.regression._coverage import quantile_calibration_error
 from skcal.regression._pit import pit_calibration_error
 from skcal.regression._scores import (
@@ -29,11 +33,10 @@ class RegressionScorer(RoutedScorer):
     """Score a regressor's predictive distributions with a measure.
 
     A Gaussian measure scores the means and standard deviations of
-    ``predict(X, return_std=True)``; a quantile measure the columns of
-    ``predict(X)`` (a quantile model such as
-    :class:`~skcal.regression.MultiQuantileRegressor`), at the levels of
-    the model's ``quantiles`` (or a ``predict_quantiles(X, quantiles)``
-    method, given the levels as an option).
+    ``predict(X, return_std=True)``; a quantile measure the quantiles of
+    :func:`~skcal.regression._base.predicted_quantiles`: a quantile model's
+    own, or those of ``predict_quantiles`` at the levels given as an
+    option.
     """
 
     def __repr__(self):
@@ -67,28 +70,17 @@ class RegressionScorer(RoutedScorer):
             predictions = gaussian_predictions(estimator, X)
             arrays = (predictions[:, 0], predictions[:, 1])
         else:
-            arrays, options = self._quantile_arrays(estimator, X, options)
+            y_quantiles, levels = predicted_quantiles(
+                estimator,
+                X,
+                options.pop("quantiles", None),
+                gaussian_owner="a quantile scorer",
+            )
+            arrays, options = (y_quantiles,), {**options, "quantiles": levels}
         value = self._score_func(
             y_true, *arrays, sample_weight=sample_weight, **options
         )
         return self._sign * value
-
-    @staticmethod
-    def _quantile_arrays(estimator, X, options):
-        levels = options.pop("quantiles", None)
-        if levels is not None and hasattr(estimator, "predict_quantiles"):
-            return (estimator.predict_quantiles(X, levels),), {
-                **options,
-                "quantiles": levels,
-            }
-        levels = getattr(estimator, "quantiles_", getattr(estimator, "quantiles", None))
-        if levels is None:
-            raise ValueError(
-                f"{type(estimator).__name__} has no quantiles: a quantile scorer "
-                "needs a quantile model (such as MultiQuantileRegressor), or "
-                "quantiles=[...] and a model with predict_quantiles."
-            )
-        return (estimator.predict(X),), {**options, "quantiles": levels}
 
 
 def _scorer(function, **options):
