@@ -17,6 +17,30 @@ n_jobs : int or None, default=None
     means 1 unless in a :func:`joblib.parallel_config` context; -1 means
     all processors. The result does not depend on it."""
 
+# The data of the functions of probabilistic regression (skcal.regression),
+# filled with ``fill_doc_from(REGRESSION_DOC)``.
+REGRESSION_DOC = {
+    "y_true": """\
+y_true : array-like of shape (n_samples,)
+    The observed values.""",
+    "y_mean": """\
+y_mean : array-like of shape (n_samples,)
+    The predicted means.""",
+    "y_std": """\
+y_std : array-like of shape (n_samples,)
+    The predicted standard deviations, positive (as
+    ``predict(X, return_std=True)`` returns them).""",
+    "y_quantiles": """\
+y_quantiles : array-like of shape (n_samples, n_quantiles)
+    The predicted quantiles, one column per level.""",
+    "quantiles": """\
+quantiles : array-like of shape (n_quantiles,)
+    The levels of the columns, strictly increasing in (0, 1).""",
+    "y": """\
+y : array-like of shape (n_samples,)
+    The observed values.""",
+}
+
 _SHARED = {
     "y_true": """\
 y_true : array-like of shape (n_samples,)

@@ -17,6 +17,7 @@ from skcal.plotting._base import axes_legend, single_axes
 from skcal.plotting._regression_base import (
     REGRESSION_PLOT_CONSTRAINTS,
     estimator_name,
+    fill_regression_doc,
 )
 from skcal.plotting._style import merge_style_kwargs
 from skcal.regression import mean_calibration_decomposition, mean_reliability_curve
@@ -31,6 +32,7 @@ _CONSTRAINTS = {
 _DIAGONAL_LABEL = "Calibrated mean"
 
 
+@fill_regression_doc
 class MeanReliabilityDisplay:
     """Reliability diagram of predicted means: isotonic recalibration (CORP).
 
@@ -55,8 +57,7 @@ class MeanReliabilityDisplay:
         The isotonic fit of the outcomes at each.
     miscalibration : float or None, default=None
         The MCB term shown in the legend.
-    name : str or None, default=None
-        The model's name in the legend.
+    %(name)s
 
     Attributes
     ----------
@@ -99,6 +100,7 @@ class MeanReliabilityDisplay:
         self.miscalibration = miscalibration
         self.name = name
 
+    @fill_regression_doc
     def plot(
         self,
         ax: Axes | None = None,
@@ -112,17 +114,12 @@ class MeanReliabilityDisplay:
 
         Parameters
         ----------
-        ax : matplotlib Axes or None, default=None
-            Axes to draw on (another Display's ``ax_`` to compare models);
-            a new figure when None.
-        name : str or None, default=None
-            The model's name in the legend; the Display's when None.
+        %(ax)s
+        %(name_plot)s
         ref_line : bool, default=True
             Draw the diagonal over the range of the data.
-        line_kwargs : dict or None, default=None
-            Keywords of the curve.
-        ref_line_kwargs : dict or None, default=None
-            Keywords of the diagonal.
+        %(line_kwargs)s
+        %(ref_line_kwargs)s
 
         Returns
         -------
@@ -182,6 +179,7 @@ class MeanReliabilityDisplay:
         {**_CONSTRAINTS, "y_true": ["array-like"], "y_pred": ["array-like"]},
         prefer_skip_nested_validation=True,
     )
+    @fill_regression_doc
     def from_predictions(
         cls,
         y_true: ArrayLike,
@@ -198,22 +196,16 @@ class MeanReliabilityDisplay:
 
         Parameters
         ----------
-        y_true : array-like of shape (n_samples,)
-            The observed values.
+        %(y_true)s
         y_pred : array-like of shape (n_samples,)
             The predicted means.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Sample weights.
-        name : str or None, default=None
-            The model's name in the legend.
-        ax : matplotlib Axes or None, default=None
-            Axes to draw on; a new figure when None.
+        %(sample_weight)s
+        %(name)s
+        %(ax)s
         ref_line : bool, default=True
             Draw the diagonal.
-        line_kwargs : dict or None, default=None
-            Keywords of the curve.
-        ref_line_kwargs : dict or None, default=None
-            Keywords of the diagonal.
+        %(line_kwargs)s
+        %(ref_line_kwargs)s
 
         Returns
         -------
@@ -240,6 +232,7 @@ class MeanReliabilityDisplay:
         )
 
     @classmethod
+    @fill_regression_doc
     def from_estimator(
         cls,
         estimator: Any,
@@ -261,20 +254,14 @@ class MeanReliabilityDisplay:
             Its ``predict(X)`` gives the predicted means.
         X : array-like of shape (n_samples, n_features)
             The samples.
-        y : array-like of shape (n_samples,)
-            The observed values.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Sample weights.
-        name : str or None, default=None
-            The model's name in the legend; its class name when None.
-        ax : matplotlib Axes or None, default=None
-            Axes to draw on; a new figure when None.
+        %(y)s
+        %(sample_weight)s
+        %(name)s
+        %(ax)s
         ref_line : bool, default=True
             Draw the diagonal.
-        line_kwargs : dict or None, default=None
-            Keywords of the curve.
-        ref_line_kwargs : dict or None, default=None
-            Keywords of the diagonal.
+        %(line_kwargs)s
+        %(ref_line_kwargs)s
 
         Returns
         -------

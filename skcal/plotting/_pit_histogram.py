@@ -20,6 +20,7 @@ from skcal.plotting._regression_base import (
     REGRESSION_PLOT_CONSTRAINTS,
     binomial_band,
     estimator_name,
+    fill_regression_doc,
     regressor_gaussian,
 )
 from skcal.plotting._style import merge_style_kwargs
@@ -37,6 +38,7 @@ _CONSTRAINTS = {
 _UNIFORM_LABEL = "Uniform (calibrated)"
 
 
+@fill_regression_doc
 class PITHistogramDisplay:
     """Histogram of the probability integral transform (PIT) of predictions.
 
@@ -65,8 +67,7 @@ class PITHistogramDisplay:
         uniformity.
     error : float or None, default=None
         The PIT calibration error shown in the legend.
-    name : str or None, default=None
-        The model's name in the legend.
+    %(name)s
 
     Attributes
     ----------
@@ -111,6 +112,7 @@ class PITHistogramDisplay:
         self.error = error
         self.name = name
 
+    @fill_regression_doc
     def plot(
         self,
         ax: Axes | None = None,
@@ -124,17 +126,13 @@ class PITHistogramDisplay:
 
         Parameters
         ----------
-        ax : matplotlib Axes or None, default=None
-            Axes to draw on (another Display's ``ax_`` to compare models);
-            a new figure when None.
-        name : str or None, default=None
-            The model's name in the legend; the Display's when None.
+        %(ax)s
+        %(name_plot)s
         ref_line : bool, default=True
             Draw the uniform density (1) and its band.
         hist_kwargs : dict or None, default=None
             Keywords of :meth:`~matplotlib.axes.Axes.stairs`.
-        ref_line_kwargs : dict or None, default=None
-            Keywords of the reference line.
+        %(ref_line_kwargs)s
 
         Returns
         -------
@@ -180,6 +178,7 @@ class PITHistogramDisplay:
         },
         prefer_skip_nested_validation=True,
     )
+    @fill_regression_doc
     def from_predictions(
         cls,
         y_true: ArrayLike,
@@ -198,26 +197,19 @@ class PITHistogramDisplay:
 
         Parameters
         ----------
-        y_true : array-like of shape (n_samples,)
-            The observed values.
-        y_mean : array-like of shape (n_samples,)
-            The predicted means.
-        y_std : array-like of shape (n_samples,)
-            The predicted standard deviations, positive.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Sample weights.
+        %(y_true)s
+        %(y_mean)s
+        %(y_std)s
+        %(sample_weight)s
         n_bins : int, default=10
             The number of equal-width bins on [0, 1].
-        name : str or None, default=None
-            The model's name in the legend.
-        ax : matplotlib Axes or None, default=None
-            Axes to draw on; a new figure when None.
+        %(name)s
+        %(ax)s
         ref_line : bool, default=True
             Draw the uniform density and its band.
         hist_kwargs : dict or None, default=None
             Keywords of :meth:`~matplotlib.axes.Axes.stairs`.
-        ref_line_kwargs : dict or None, default=None
-            Keywords of the reference line.
+        %(ref_line_kwargs)s
 
         Returns
         -------
@@ -247,6 +239,7 @@ class PITHistogramDisplay:
         )
 
     @classmethod
+    @fill_regression_doc
     def from_estimator(
         cls,
         estimator: Any,
@@ -270,22 +263,17 @@ class PITHistogramDisplay:
             deviations.
         X : array-like of shape (n_samples, n_features)
             The samples.
-        y : array-like of shape (n_samples,)
-            The observed values.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Sample weights.
+        %(y)s
+        %(sample_weight)s
         n_bins : int, default=10
             The number of equal-width bins on [0, 1].
-        name : str or None, default=None
-            The model's name in the legend; its class name when None.
-        ax : matplotlib Axes or None, default=None
-            Axes to draw on; a new figure when None.
+        %(name)s
+        %(ax)s
         ref_line : bool, default=True
             Draw the uniform density and its band.
         hist_kwargs : dict or None, default=None
             Keywords of :meth:`~matplotlib.axes.Axes.stairs`.
-        ref_line_kwargs : dict or None, default=None
-            Keywords of the reference line.
+        %(ref_line_kwargs)s
 
         Returns
         -------

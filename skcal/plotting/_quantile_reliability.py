@@ -19,6 +19,7 @@ from skcal.plotting._regression_base import (
     REGRESSION_PLOT_CONSTRAINTS,
     binomial_band,
     estimator_name,
+    fill_regression_doc,
     regressor_quantiles,
 )
 from skcal.plotting._style import merge_style_kwargs
@@ -32,6 +33,7 @@ _CONSTRAINTS = {
 }
 
 
+@fill_regression_doc
 class QuantileReliabilityDisplay:
     """Quantile reliability diagram: observed against nominal coverage.
 
@@ -61,8 +63,7 @@ class QuantileReliabilityDisplay:
         for calibrated quantiles.
     error : float or None, default=None
         The quantile calibration error shown in the legend.
-    name : str or None, default=None
-        The model's name in the legend.
+    %(name)s
 
     Attributes
     ----------
@@ -110,6 +111,7 @@ class QuantileReliabilityDisplay:
         self.error = error
         self.name = name
 
+    @fill_regression_doc
     def plot(
         self,
         ax: Axes | None = None,
@@ -123,17 +125,12 @@ class QuantileReliabilityDisplay:
 
         Parameters
         ----------
-        ax : matplotlib Axes or None, default=None
-            Axes to draw on (another Display's ``ax_`` to compare models);
-            a new figure when None.
-        name : str or None, default=None
-            The model's name in the legend; the Display's when None.
+        %(ax)s
+        %(name_plot)s
         ref_line : bool, default=True
             Draw the diagonal and the band of calibrated quantiles.
-        line_kwargs : dict or None, default=None
-            Keywords of the curve.
-        ref_line_kwargs : dict or None, default=None
-            Keywords of the diagonal.
+        %(line_kwargs)s
+        %(ref_line_kwargs)s
 
         Returns
         -------
@@ -185,6 +182,7 @@ class QuantileReliabilityDisplay:
         },
         prefer_skip_nested_validation=True,
     )
+    @fill_regression_doc
     def from_predictions(
         cls,
         y_true: ArrayLike,
@@ -202,24 +200,16 @@ class QuantileReliabilityDisplay:
 
         Parameters
         ----------
-        y_true : array-like of shape (n_samples,)
-            The observed values.
-        y_quantiles : array-like of shape (n_samples, n_quantiles)
-            The predicted quantiles, one column per level.
-        quantiles : array-like of shape (n_quantiles,)
-            The levels, strictly increasing in (0, 1).
-        sample_weight : array-like of shape (n_samples,), default=None
-            Sample weights.
-        name : str or None, default=None
-            The model's name in the legend.
-        ax : matplotlib Axes or None, default=None
-            Axes to draw on; a new figure when None.
+        %(y_true)s
+        %(y_quantiles)s
+        %(quantiles)s
+        %(sample_weight)s
+        %(name)s
+        %(ax)s
         ref_line : bool, default=True
             Draw the diagonal and the band of calibrated quantiles.
-        line_kwargs : dict or None, default=None
-            Keywords of the curve.
-        ref_line_kwargs : dict or None, default=None
-            Keywords of the diagonal.
+        %(line_kwargs)s
+        %(ref_line_kwargs)s
 
         Returns
         -------
@@ -247,6 +237,7 @@ class QuantileReliabilityDisplay:
         )
 
     @classmethod
+    @fill_regression_doc
     def from_estimator(
         cls,
         estimator: Any,
@@ -272,23 +263,17 @@ class QuantileReliabilityDisplay:
             ``predict(X, return_std=True)`` gives Gaussian predictions.
         X : array-like of shape (n_samples, n_features)
             The samples.
-        y : array-like of shape (n_samples,)
-            The observed values.
+        %(y)s
         quantiles : array-like of shape (n_quantiles,) or None, default=None
             The levels to draw; None takes a quantile model's own levels,
             or 0.05, 0.10, ..., 0.95.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Sample weights.
-        name : str or None, default=None
-            The model's name in the legend; its class name when None.
-        ax : matplotlib Axes or None, default=None
-            Axes to draw on; a new figure when None.
+        %(sample_weight)s
+        %(name)s
+        %(ax)s
         ref_line : bool, default=True
             Draw the diagonal and the band of calibrated quantiles.
-        line_kwargs : dict or None, default=None
-            Keywords of the curve.
-        ref_line_kwargs : dict or None, default=None
-            Keywords of the diagonal.
+        %(line_kwargs)s
+        %(ref_line_kwargs)s
 
         Returns
         -------

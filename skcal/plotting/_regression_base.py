@@ -5,11 +5,29 @@ fitted regressor and the parameters of their plotting methods."""
 
 from __future__ import annotations
 
+from skcal._docstrings import REGRESSION_DOC
 from skcal._param_validation import HasMethods
+from skcal.plotting._base import doc_filler
 from skcal.regression._base import (
     check_fitted_regressor,
     gaussian_predictions,
     predicted_quantiles,
+)
+
+# Fills the docstrings of the Displays of regression: their data, and the
+# plotting parameters they share with the classification diagrams.
+fill_regression_doc = doc_filler(
+    {
+        **REGRESSION_DOC,
+        "name": """\
+name : str or None, default=None
+    The model's name in the legend; ``from_estimator`` uses the
+    estimator's class name when None.""",
+        "ref_line_kwargs": """\
+ref_line_kwargs : dict or None, default=None
+    Keywords of the reference line (the diagonal, or the uniform
+    density of the PIT).""",
+    }
 )
 
 REGRESSION_PLOT_CONSTRAINTS = {

@@ -9,6 +9,7 @@ from typing import Literal
 
 import numpy as np
 
+from skcal._docstrings import REGRESSION_DOC, fill_doc_from
 from skcal._param_validation import StrOptions, validate_params
 from skcal._typing import ArrayLike
 from skcal.regression._scores import weighted_mean
@@ -32,6 +33,7 @@ def coverage_error(coverage, quantiles, norm):
 
 
 @validate_params(QUANTILE_CONSTRAINTS, prefer_skip_nested_validation=True)
+@fill_doc_from(REGRESSION_DOC)
 def quantile_coverage(
     y_true: ArrayLike,
     y_quantiles: ArrayLike,
@@ -52,14 +54,10 @@ def quantile_coverage(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-        The observed values.
-    y_quantiles : array-like of shape (n_samples, n_quantiles)
-        The predicted quantiles, one column per level.
-    quantiles : array-like of shape (n_quantiles,)
-        The nominal levels, strictly increasing in (0, 1).
-    sample_weight : array-like of shape (n_samples,), default=None
-        Sample weights.
+    %(y_true)s
+    %(y_quantiles)s
+    %(quantiles)s
+    %(sample_weight)s
 
     Returns
     -------
@@ -87,6 +85,7 @@ def quantile_coverage(
     {**QUANTILE_CONSTRAINTS, "norm": [StrOptions({"l1", "l2", "max"})]},
     prefer_skip_nested_validation=True,
 )
+@fill_doc_from(REGRESSION_DOC)
 def quantile_calibration_error(
     y_true: ArrayLike,
     y_quantiles: ArrayLike,
@@ -111,14 +110,10 @@ def quantile_calibration_error(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-        The observed values.
-    y_quantiles : array-like of shape (n_samples, n_quantiles)
-        The predicted quantiles, one column per level.
-    quantiles : array-like of shape (n_quantiles,)
-        The nominal levels, strictly increasing in (0, 1).
-    sample_weight : array-like of shape (n_samples,), default=None
-        Sample weights.
+    %(y_true)s
+    %(y_quantiles)s
+    %(quantiles)s
+    %(sample_weight)s
     norm : {"l1", "l2", "max"}, default="l1"
         How the gaps of the levels are combined.
 

@@ -9,6 +9,7 @@ import numpy as np
 from sklearn.isotonic import isotonic_regression
 from sklearn.utils import Bunch
 
+from skcal._docstrings import REGRESSION_DOC, fill_doc_from
 from skcal._param_validation import validate_params
 from skcal._typing import ArrayLike
 from skcal._utils._scaling import drop_zero_weight, normalized_weights
@@ -46,6 +47,7 @@ def _grouped_by_prediction(y, pred, sample_weight):
 
 
 @validate_params(_MEAN_CONSTRAINTS, prefer_skip_nested_validation=True)
+@fill_doc_from(REGRESSION_DOC)
 def mean_calibration_decomposition(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -79,12 +81,10 @@ def mean_calibration_decomposition(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-        The observed values.
+    %(y_true)s
     y_pred : array-like of shape (n_samples,)
         The predicted means.
-    sample_weight : array-like of shape (n_samples,), default=None
-        Sample weights.
+    %(sample_weight)s
 
     Returns
     -------
@@ -135,6 +135,7 @@ def mean_calibration_decomposition(
 
 
 @validate_params(_MEAN_CONSTRAINTS, prefer_skip_nested_validation=True)
+@fill_doc_from(REGRESSION_DOC)
 def mean_reliability_curve(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -156,12 +157,10 @@ def mean_reliability_curve(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-        The observed values.
+    %(y_true)s
     y_pred : array-like of shape (n_samples,)
         The predicted means.
-    sample_weight : array-like of shape (n_samples,), default=None
-        Sample weights.
+    %(sample_weight)s
 
     Returns
     -------

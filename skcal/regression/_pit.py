@@ -13,6 +13,7 @@ from scipy.special import ndtr
 from scipy.stats import kstwo, kstwobign
 from sklearn.utils import Bunch
 
+from skcal._docstrings import REGRESSION_DOC, fill_doc_from
 from skcal._param_validation import StrOptions, validate_params
 from skcal._typing import ArrayLike
 from skcal._utils._scaling import effective_size, normalized_weights
@@ -26,6 +27,7 @@ NULL_HYPOTHESIS = "the PIT values are uniform on [0, 1]"
     {"y_true": ["array-like"], "y_mean": ["array-like"], "y_std": ["array-like"]},
     prefer_skip_nested_validation=True,
 )
+@fill_doc_from(REGRESSION_DOC)
 def pit_values(y_true: ArrayLike, y_mean: ArrayLike, y_std: ArrayLike) -> np.ndarray:
     r"""Probability integral transform of outcomes under Gaussian predictions.
 
@@ -41,12 +43,9 @@ def pit_values(y_true: ArrayLike, y_mean: ArrayLike, y_std: ArrayLike) -> np.nda
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-        The observed values.
-    y_mean : array-like of shape (n_samples,)
-        The predicted means.
-    y_std : array-like of shape (n_samples,)
-        The predicted standard deviations, positive.
+    %(y_true)s
+    %(y_mean)s
+    %(y_std)s
 
     Returns
     -------
@@ -109,6 +108,7 @@ def uniform_distances(u, sample_weight):
     {**GAUSSIAN_CONSTRAINTS, "norm": [StrOptions({"l1", "l2", "max"})]},
     prefer_skip_nested_validation=True,
 )
+@fill_doc_from(REGRESSION_DOC)
 def pit_calibration_error(
     y_true: ArrayLike,
     y_mean: ArrayLike,
@@ -145,14 +145,10 @@ def pit_calibration_error(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-        The observed values.
-    y_mean : array-like of shape (n_samples,)
-        The predicted means.
-    y_std : array-like of shape (n_samples,)
-        The predicted standard deviations, positive.
-    sample_weight : array-like of shape (n_samples,), default=None
-        Sample weights.
+    %(y_true)s
+    %(y_mean)s
+    %(y_std)s
+    %(sample_weight)s
     norm : {"l1", "l2", "max"}, default="l1"
         The distance.
 
@@ -191,6 +187,7 @@ def pit_calibration_error(
 
 
 @validate_params(GAUSSIAN_CONSTRAINTS, prefer_skip_nested_validation=True)
+@fill_doc_from(REGRESSION_DOC)
 def pit_uniformity_test(
     y_true: ArrayLike,
     y_mean: ArrayLike,
@@ -217,12 +214,9 @@ def pit_uniformity_test(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-        The observed values.
-    y_mean : array-like of shape (n_samples,)
-        The predicted means.
-    y_std : array-like of shape (n_samples,)
-        The predicted standard deviations, positive.
+    %(y_true)s
+    %(y_mean)s
+    %(y_std)s
     sample_weight : array-like of shape (n_samples,), default=None
         Sample weights, read as sampling weights.
 

@@ -8,6 +8,7 @@ import math
 
 from sklearn.utils import Bunch
 
+from skcal._docstrings import REGRESSION_DOC, fill_doc_from
 from skcal._param_validation import validate_params
 from skcal._typing import ArrayLike
 from skcal.regression._scores import standardized_errors, weighted_mean
@@ -15,6 +16,7 @@ from skcal.regression._validation import GAUSSIAN_CONSTRAINTS, check_gaussian_in
 
 
 @validate_params(GAUSSIAN_CONSTRAINTS, prefer_skip_nested_validation=True)
+@fill_doc_from(REGRESSION_DOC)
 def error_variance_ratio(
     y_true: ArrayLike,
     y_mean: ArrayLike,
@@ -35,14 +37,10 @@ def error_variance_ratio(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-        The observed values.
-    y_mean : array-like of shape (n_samples,)
-        The predicted means.
-    y_std : array-like of shape (n_samples,)
-        The predicted standard deviations, positive.
-    sample_weight : array-like of shape (n_samples,), default=None
-        Sample weights.
+    %(y_true)s
+    %(y_mean)s
+    %(y_std)s
+    %(sample_weight)s
 
     Returns
     -------

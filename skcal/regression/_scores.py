@@ -17,6 +17,7 @@ from typing import Literal
 import numpy as np
 from scipy.special import ndtr
 
+from skcal._docstrings import REGRESSION_DOC, fill_doc_from
 from skcal._param_validation import StrOptions, validate_params
 from skcal._typing import ArrayLike
 from skcal._utils._scaling import normalized_weights
@@ -70,6 +71,7 @@ def pinball_terms(y, q, levels):
 
 
 @validate_params(GAUSSIAN_CONSTRAINTS, prefer_skip_nested_validation=True)
+@fill_doc_from(REGRESSION_DOC)
 def dawid_sebastiani_score(
     y_true: ArrayLike,
     y_mean: ArrayLike,
@@ -101,15 +103,10 @@ def dawid_sebastiani_score(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-        The observed values.
-    y_mean : array-like of shape (n_samples,)
-        The predicted means.
-    y_std : array-like of shape (n_samples,)
-        The predicted standard deviations, positive (as returned by
-        ``predict(X, return_std=True)``).
-    sample_weight : array-like of shape (n_samples,), default=None
-        Sample weights.
+    %(y_true)s
+    %(y_mean)s
+    %(y_std)s
+    %(sample_weight)s
 
     Returns
     -------
@@ -142,6 +139,7 @@ def dawid_sebastiani_score(
 
 
 @validate_params(GAUSSIAN_CONSTRAINTS, prefer_skip_nested_validation=True)
+@fill_doc_from(REGRESSION_DOC)
 def gaussian_log_loss(
     y_true: ArrayLike,
     y_mean: ArrayLike,
@@ -166,14 +164,10 @@ def gaussian_log_loss(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-        The observed values.
-    y_mean : array-like of shape (n_samples,)
-        The predicted means.
-    y_std : array-like of shape (n_samples,)
-        The predicted standard deviations, positive.
-    sample_weight : array-like of shape (n_samples,), default=None
-        Sample weights.
+    %(y_true)s
+    %(y_mean)s
+    %(y_std)s
+    %(sample_weight)s
 
     Returns
     -------
@@ -197,6 +191,7 @@ def gaussian_log_loss(
 
 
 @validate_params(GAUSSIAN_CONSTRAINTS, prefer_skip_nested_validation=True)
+@fill_doc_from(REGRESSION_DOC)
 def gaussian_crps(
     y_true: ArrayLike,
     y_mean: ArrayLike,
@@ -223,14 +218,10 @@ def gaussian_crps(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-        The observed values.
-    y_mean : array-like of shape (n_samples,)
-        The predicted means.
-    y_std : array-like of shape (n_samples,)
-        The predicted standard deviations, positive.
-    sample_weight : array-like of shape (n_samples,), default=None
-        Sample weights.
+    %(y_true)s
+    %(y_mean)s
+    %(y_std)s
+    %(sample_weight)s
 
     Returns
     -------
@@ -267,6 +258,7 @@ def gaussian_crps(
     },
     prefer_skip_nested_validation=True,
 )
+@fill_doc_from(REGRESSION_DOC)
 def pinball_loss(
     y_true: ArrayLike,
     y_quantiles: ArrayLike,
@@ -293,14 +285,10 @@ def pinball_loss(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-        The observed values.
-    y_quantiles : array-like of shape (n_samples, n_quantiles)
-        The predicted quantiles, one column per level.
-    quantiles : array-like of shape (n_quantiles,)
-        The levels of the columns, strictly increasing in (0, 1).
-    sample_weight : array-like of shape (n_samples,), default=None
-        Sample weights.
+    %(y_true)s
+    %(y_quantiles)s
+    %(quantiles)s
+    %(sample_weight)s
     multioutput : {"uniform_average", "raw_values"}, default="uniform_average"
         ``"raw_values"`` returns each level's loss.
 
