@@ -18,6 +18,7 @@ from skcal.plotting._regression_base import (
     REGRESSION_PLOT_CONSTRAINTS,
     estimator_name,
     fill_regression_doc,
+    legend_label,
 )
 from skcal.plotting._style import merge_style_kwargs
 from skcal.regression import mean_calibration_decomposition, mean_reliability_curve
@@ -128,10 +129,7 @@ class MeanReliabilityDisplay:
         """
         self.ax_, self.figure_ = single_axes(ax)
         ax = self.ax_
-        name = self.name if name is None else name
-        label = name or "Model"
-        if self.miscalibration is not None:
-            label = f"{label} (MCB = {self.miscalibration:.3g})"
+        label = legend_label(self, name, "MCB", self.miscalibration, ".3g")
         style = merge_style_kwargs(
             {"linewidth": 1.8, "label": label}, line_kwargs, name="line_kwargs"
         )

@@ -21,6 +21,7 @@ from skcal.plotting._regression_base import (
     binomial_band,
     estimator_name,
     fill_regression_doc,
+    legend_label,
     regressor_gaussian,
 )
 from skcal.plotting._style import merge_style_kwargs
@@ -141,10 +142,7 @@ class PITHistogramDisplay:
         """
         self.ax_, self.figure_ = single_axes(ax)
         ax = self.ax_
-        name = self.name if name is None else name
-        label = name or "Model"
-        if self.error is not None:
-            label = f"{label} (PIT error = {self.error:.3f})"
+        label = legend_label(self, name, "PIT error", self.error, ".3f")
         style = merge_style_kwargs(
             {"linewidth": 1.8, "label": label}, hist_kwargs, name="hist_kwargs"
         )

@@ -20,6 +20,7 @@ from skcal.plotting._regression_base import (
     binomial_band,
     estimator_name,
     fill_regression_doc,
+    legend_label,
     regressor_quantiles,
 )
 from skcal.plotting._style import merge_style_kwargs
@@ -139,10 +140,7 @@ class QuantileReliabilityDisplay:
         """
         self.ax_, self.figure_ = single_axes(ax)
         ax = self.ax_
-        name = self.name if name is None else name
-        label = name or "Model"
-        if self.error is not None:
-            label = f"{label} (QCE = {self.error:.3f})"
+        label = legend_label(self, name, "QCE", self.error, ".3f")
         if ref_line:
             style = merge_style_kwargs(
                 {"color": "0.3", "linestyle": "--", "linewidth": 1.0},

@@ -63,3 +63,15 @@ def binomial_band(share, n_effective, level=0.95):
     n = max(round(n_effective), 1)
     tail = (1.0 - level) / 2.0
     return binom.ppf(tail, n, share) / n, binom.isf(tail, n, share) / n
+
+
+def legend_label(display, name, measure, value, spec):
+    """A curve's legend entry: the model's name and, if known, its measure.
+
+    ``name`` is the ``plot`` argument (None: the Display's own ``name``);
+    ``value`` is shown as ``measure = value`` with the format ``spec``.
+    """
+    label = (display.name if name is None else name) or "Model"
+    if value is None:
+        return label
+    return f"{label} ({measure} = {value:{spec}})"
