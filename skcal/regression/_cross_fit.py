@@ -29,16 +29,24 @@ from skcal.regression._validation import check_regression_target
 from skcal.regression._variance import VarianceRecalibrator
 
 
+def _model_predictions(fitted, X, kind):
+    """A fitted model's means and standard deviations, or quantile columns.
+
+    A quantile model of one level may predict a 1-D array: one column.
+    """
+    if kind == GAUSSIAN:
+        return gaussian_predictions(fitted, X)
+    predictions = np.asarray(fitted.predict(X), dtype=np.float64)
+    return predictions.reshape(predictions.shape[0], -1)
+
+
 def _out_of_fold(estimator, X, y, train, test, fit_params, kind):
     """Predictions on ``test`` of a clone of ``estimator`` fitted on ``train``."""
     n = len(y)
     fitted = clone(estimator).fit(
         take_rows(X, train), y[train], **_rows_of_params(fit_params, train, n)
     )
-    X_test = take_rows(X, test)
-    if kind == GAUSSIAN:
-        return gaussian_predictions(fitted, X_test)
-    return np.asarray(fitted.predict(X_test), dtype=np.float64)
+    return _model_predictions(fitted, take_rows(X, test), kind)
 
 
 class RecalibratedRegressorCV(MetaEstimatorMixin, RegressorMixin, BaseEstimator):
@@ -212,9 +220,7 @@ class RecalibratedRegressorCV(MetaEstimatorMixin, RegressorMixin, BaseEstimator)
 
     def _predictions(self, X):
         check_is_fitted(self)
-        if self.recalibrator_._kind == GAUSSIAN:
-            return gaussian_predictions(self.estimator_, X)
-        return self.estimator_.predict(X)
+        return _model_predictions(self.estimator_, X, self.recalibrator_._kind)
 
     def predict(self, X, return_std=False):
         """Recalibrated predictions of the refitted regressor.

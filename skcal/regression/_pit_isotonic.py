@@ -39,18 +39,25 @@ class PITMap(NamedTuple):
 def pit_map(z, sample_weight):
     """The recalibration map of the PIT of the standardized errors ``z``.
 
-    Its knots are the distinct errors; the map's value at each is the
+    Its knots are the distinct PIT values; the map's value at each is the
     empirical distribution function at the middle of its jump (the weight
     below it plus half its own, over the total), with ``(0, 0)`` and
-    ``(1, 1)`` added at the ends.
+    ``(1, 1)`` added at the ends. Errors are distinct PIT values when their
+    normal tail (the lower one below 0, the upper one above) differs in
+    floating point: nearby errors with one PIT value are one knot, so that
+    no segment has zero width.
     """
     sample_weight, z = drop_zero_weight(sample_weight, z)
     weight = None if sample_weight is None else normalized_weights(sample_weight)
     groups = Ties(np.clip(z, -_Z_LIMIT, _Z_LIMIT), weight)
-    mass = groups.weight
+    values = groups.values
+    lower, upper = ndtr(values), ndtr(-values)
+    same = np.where(values[1:] < 0.0, lower[1:] == lower[:-1], upper[1:] == upper[:-1])
+    starts = np.flatnonzero(np.r_[True, ~same])
+    mass = np.add.reduceat(groups.weight, starts)
     cumulative = np.cumsum(mass)
     level = np.r_[0.0, (cumulative - 0.5 * mass) / cumulative[-1], 1.0]
-    knots = np.r_[-np.inf, groups.values, np.inf]
+    knots = np.r_[-np.inf, values[starts], np.inf]
     lower, upper = ndtr(knots), ndtr(-knots)
     width = np.where(knots[:-1] >= 0.0, upper[:-1] - upper[1:], lower[1:] - lower[:-1])
     return PITMap(knots, level, lower, upper, width)

@@ -25,7 +25,7 @@ def level_parameter(estimator):
     with ``loss="quantile"``).
     """
     params = estimator.get_params(deep=False)
-    if "quantile" in params:
+    if "quantile" in params and params.get("loss", "quantile") == "quantile":
         return "quantile"
     if "alpha" in params and params.get("loss") == "quantile":
         return "alpha"
@@ -33,7 +33,8 @@ def level_parameter(estimator):
         f"{type(estimator).__name__} has no parameter that sets a quantile level: "
         "use a quantile regressor, such as QuantileRegressor, "
         "HistGradientBoostingRegressor(loss='quantile') or "
-        "GradientBoostingRegressor(loss='quantile')."
+        "GradientBoostingRegressor(loss='quantile') (a gradient boosting "
+        "regressor fits quantiles only with loss='quantile')."
     )
 
 

@@ -171,5 +171,5 @@ def check_quantile_inputs(y_true, y_quantiles, quantiles, sample_weight=None):
 
 
 def check_regression_target(y_true, name="y"):
-    """A finite, non-empty 1-D float64 target (for the recalibrators' ``fit``)."""
+    """A finite, non-empty 1-D float64 array of observed (or predicted) values."""
     return _finite_vector(y_true, name)

@@ -11,6 +11,7 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.special import ndtri
 
+from skcal._utils._scaling import normalized_weights
 from skcal.regression._base import BaseRegressionRecalibrator, GaussianRecalibratorMixin
 
 # The lower bound of both parameters (on variances divided by their mean),
@@ -37,11 +38,11 @@ def fit_variance_map(variance, squared_error, sample_weight, fit_intercept):
     ``w = mean(squared_error / variance)``; with it, L-BFGS-B starts there.
     """
     n = variance.shape[0]
-    weight = (
-        np.full(n, 1.0 / n)
-        if sample_weight is None
-        else sample_weight / sample_weight.sum()
-    )
+    if sample_weight is None:
+        weight = np.full(n, 1.0 / n)
+    else:
+        weight = normalized_weights(sample_weight)
+        weight = weight / weight.sum()
     scale = float(variance @ weight)
     v, r2 = variance / scale, squared_error / scale
     w0 = max(float((r2 / v) @ weight), _FLOOR)

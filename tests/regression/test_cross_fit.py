@@ -398,3 +398,19 @@ def test_dataframe_feature_names(global_random_seed):
     assert_allclose(model.predict(frame), on_array.predict(X), rtol=1e-9, atol=1e-12)
     model.fit(X, y)
     assert not hasattr(model, "feature_names_in_")
+
+
+def test_cross_fit_of_a_one_level_quantile_model():
+    """Check that a quantile model predicting a 1-D array is one column."""
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(120, 2))
+    y = X[:, 0] + rng.normal(size=120)
+    model = RecalibratedRegressorCV(
+        QuantileRegressor(alpha=0.0, solver="highs"),
+        ConformalQuantileRecalibrator(quantiles=[0.5]),
+    ).fit(X, y)
+    assert model.predict(X[:3]).shape == (3, 1)
+    with pytest.raises(ValueError, match="one column per quantile level"):
+        RecalibratedRegressorCV(
+            BayesianRidge(), ConformalQuantileRecalibrator(quantiles=[0.1, 0.9])
+        ).fit(X, y)

@@ -766,3 +766,33 @@ def test_gaussian_recalibrators_pickle_and_clone(global_random_seed, recalibrato
     clone(recalibrator).fit(X, y, sample_weight=np.ones(y.shape[0]))
     assert_array_equal(copies[0], X)
     assert_array_equal(copies[1], y)
+
+
+def test_isotonic_pit_near_ties_in_pit_are_one_knot():
+    """Check that errors with one PIT value in floating point give finite output."""
+    X = np.array([[0.0, 1.0]] * 4)
+    y = np.array([-1.0, 0.5, np.nextafter(0.5, 1.0), 1.0])
+    recalibrator = IsotonicPITRecalibrator().fit(X, y)
+    mean, std = recalibrator.predict(X[:1], return_std=True)
+    assert np.isfinite(mean).all() and np.isfinite(std).all()
+    assert np.all(np.diff(recalibrator.pit_knots_) > 0)
+    levels = np.linspace(0.01, 0.99, 99)
+    assert np.all(np.diff(recalibrator.predict_quantiles(X[:1], levels)) > 0)
+
+
+def test_variance_recalibrator_weights_whose_sum_overflows():
+    """Check that huge weights give the map of equal weights."""
+    rng = np.random.RandomState(0)
+    mean = rng.normal(size=100)
+    X = np.column_stack([mean, np.ones(100)])
+    y = mean + rng.normal(scale=2.0, size=100)
+    huge = VarianceRecalibrator().fit(X, y, sample_weight=np.full(100, 1e307))
+    plain = VarianceRecalibrator().fit(X, y)
+    assert_allclose([huge.coef_, huge.intercept_], [plain.coef_, plain.intercept_])
+
+
+def test_multi_quantile_refuses_a_boosting_model_without_quantile_loss():
+    """Check that a gradient boosting model with a mean loss is refused."""
+    X = np.random.RandomState(0).normal(size=(50, 2))
+    with pytest.raises(ValueError, match="loss='quantile'"):
+        MultiQuantileRegressor(HistGradientBoostingRegressor()).fit(X, X[:, 0])
