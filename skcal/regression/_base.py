@@ -11,15 +11,17 @@ import numpy as np
 from scipy.special import ndtri
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.exceptions import NotFittedError
+from sklearn.metrics import d2_pinball_score
 from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from skcal._param_validation import HasMethods, fit_context
 from skcal._validation import MissingMethodError, check_sample_weight
 from skcal.regression._validation import (
+    check_fit_target,
+    check_quantile_inputs,
     check_quantile_levels,
     check_quantile_predictions,
-    check_regression_target,
     check_standard_deviations,
 )
 
@@ -112,6 +114,55 @@ def split_gaussian(predictions, name="X"):
     return mean, std
 
 
+class QuantileScoreMixin:
+    """``score`` of a model that predicts quantiles: the mean D² pinball score.
+
+    A model without fitted ``quantiles_`` (a Gaussian one) keeps the
+    :math:`R^2` of :class:`~sklearn.base.RegressorMixin`.
+    """
+
+    def score(self, X, y, sample_weight=None):
+        r"""Return the D² pinball score of the predicted quantiles, over the levels.
+
+        For a level :math:`\tau` with mean pinball loss :math:`L_\tau`,
+        :math:`D^2_\tau = 1 - L_\tau(\text{model}) / L_\tau(\text{constant})`,
+        the constant being the (weighted) :math:`\tau`-quantile of ``y``: the
+        fraction of pinball loss explained (Koenker and Machado's :math:`R^1`,
+        :func:`sklearn.metrics.d2_pinball_score`), 1 for a perfect prediction
+        and 0 for the constant's. The score is the mean of :math:`D^2_\tau`
+        over the levels of ``quantiles_``, so that ``GridSearchCV`` without a
+        ``scoring`` ranks quantile models by a proper score. A Gaussian model
+        returns the :math:`R^2` of its means.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Test samples (the predictions themselves for a recalibrator
+            without ``estimator``).
+        y : array-like of shape (n_samples,)
+            The observed values.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights.
+
+        Returns
+        -------
+        score : float
+            The mean D² pinball score (or :math:`R^2`).
+        """
+        check_is_fitted(self)
+        levels = getattr(self, "quantiles_", None)
+        if levels is None:
+            return super().score(X, y, sample_weight=sample_weight)
+        data = check_quantile_inputs(y, self.predict(X), levels, sample_weight)
+        scores = [
+            d2_pinball_score(
+                data.y_true, column, alpha=level, sample_weight=data.sample_weight
+            )
+            for column, level in zip(data.y_quantiles.T, levels.tolist(), strict=True)
+        ]
+        return float(np.mean(scores))
+
+
 class BaseRegressionRecalibrator(RegressorMixin, BaseEstimator, metaclass=ABCMeta):
     """Base of the regression recalibrators.
 
@@ -178,7 +229,7 @@ class BaseRegressionRecalibrator(RegressorMixin, BaseEstimator, metaclass=ABCMet
         """
         self._check_levels()
         predictions = self._predictions(X, reset=True)
-        y = check_regression_target(y)
+        y = check_fit_target(y, type(self).__name__)
         n = (predictions[0] if self._kind == GAUSSIAN else predictions).shape[0]
         if n != y.shape[0]:
             raise ValueError(f"X has {n} samples but y has {y.shape[0]} values.")

@@ -13,7 +13,11 @@ from sklearn.utils.validation import check_is_fitted
 
 from skcal._typing import ArrayLike
 from skcal._utils._scaling import drop_zero_weight, normalized_weights
-from skcal.regression._base import QUANTILES, BaseRegressionRecalibrator
+from skcal.regression._base import (
+    QUANTILES,
+    BaseRegressionRecalibrator,
+    QuantileScoreMixin,
+)
 from skcal.regression._validation import check_quantile_levels
 
 
@@ -52,7 +56,7 @@ def conformal_adjustments(residuals, levels, sample_weight):
     return ordered[rank, np.arange(levels.shape[0])]
 
 
-class ConformalQuantileRecalibrator(BaseRegressionRecalibrator):
+class ConformalQuantileRecalibrator(QuantileScoreMixin, BaseRegressionRecalibrator):
     r"""Shift predicted quantiles so that each covers its level (conformal).
 
     For each level :math:`\tau`, the residuals :math:`r_i = y_i - q_\tau(x_i)`

@@ -23,9 +23,10 @@ from skcal.calibration._cross_fit import _rows_of_params
 from skcal.regression._base import (
     GAUSSIAN,
     BaseRegressionRecalibrator,
+    QuantileScoreMixin,
     gaussian_predictions,
 )
-from skcal.regression._validation import check_regression_target
+from skcal.regression._validation import check_fit_target
 from skcal.regression._variance import VarianceRecalibrator
 
 
@@ -49,7 +50,9 @@ def _out_of_fold(estimator, X, y, train, test, fit_params, kind):
     return _model_predictions(fitted, take_rows(X, test), kind)
 
 
-class RecalibratedRegressorCV(MetaEstimatorMixin, RegressorMixin, BaseEstimator):
+class RecalibratedRegressorCV(
+    QuantileScoreMixin, MetaEstimatorMixin, RegressorMixin, BaseEstimator
+):
     """Fit a regressor and recalibrate it on out-of-fold predictions.
 
     For each split of ``cv``, a clone of ``estimator`` is fitted on the
@@ -186,7 +189,7 @@ class RecalibratedRegressorCV(MetaEstimatorMixin, RegressorMixin, BaseEstimator)
         """
         recalibrator = self._get_recalibrator()
         X, y = indexable(X, y)
-        y = check_regression_target(y)
+        y = check_fit_target(y, type(self).__name__)
         sample_weight = check_sample_weight(sample_weight, y.shape[0])
         est_params, split_params = routed_fit_params(
             self, sample_weight, fit_params, "regressor"
@@ -210,6 +213,8 @@ class RecalibratedRegressorCV(MetaEstimatorMixin, RegressorMixin, BaseEstimator)
         )
         if recalibrator._kind != GAUSSIAN:
             self.quantiles_ = self.recalibrator_.quantiles_
+        elif hasattr(self, "quantiles_"):  # from an earlier fit
+            del self.quantiles_
         self.estimator_ = clone(self.estimator).fit(X, y, **est_params)
         for attr in ("n_features_in_", "feature_names_in_"):
             if hasattr(self.estimator_, attr):

@@ -14,6 +14,7 @@ from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 
 from skcal._param_validation import HasMethods, fit_context
 from skcal._typing import ArrayLike
+from skcal.regression._base import QuantileScoreMixin
 from skcal.regression._validation import check_quantile_levels
 
 
@@ -42,7 +43,9 @@ def _fit_level(estimator, name, level, X, y, fit_params):
     return clone(estimator).set_params(**{name: level}).fit(X, y, **fit_params)
 
 
-class MultiQuantileRegressor(MetaEstimatorMixin, RegressorMixin, BaseEstimator):
+class MultiQuantileRegressor(
+    QuantileScoreMixin, MetaEstimatorMixin, RegressorMixin, BaseEstimator
+):
     """Fit one quantile regressor per level; predict the levels as columns.
 
     scikit-learn's quantile regressors predict one level each. This fits a

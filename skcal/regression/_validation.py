@@ -13,8 +13,10 @@ lengths and weights), so a rejection reads the same as for classification.
 from typing import NamedTuple
 
 import numpy as np
+from sklearn.utils.validation import column_or_1d
 
 from skcal._validation import (
+    _as_array,
     _as_float_array,
     _check_consistent_samples,
     _finite_range,
@@ -173,3 +175,27 @@ def check_quantile_inputs(y_true, y_quantiles, quantiles, sample_weight=None):
 def check_regression_target(y_true, name="y"):
     """A finite, non-empty 1-D float64 array of observed (or predicted) values."""
     return _finite_vector(y_true, name)
+
+
+def check_fit_target(y, owner):
+    """The observed values an estimator is fitted on, as a 1-D float64 array.
+
+    As scikit-learn's regressors do, a column vector is raveled with a
+    :class:`~sklearn.exceptions.DataConversionWarning`, and numbers held in
+    an object array are converted; ``owner`` (the estimator's name) tells who
+    asks when ``y`` is missing.
+    """
+    if y is None:
+        raise ValueError(f"{owner} requires y to be passed, but the target y is None.")
+    arr = _as_array(y, "y")
+    if arr.dtype.kind == "O":
+        try:
+            arr = arr.astype(np.float64)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(
+                f"y must hold real numbers; its values could not be converted to "
+                f"floats ({exc})."
+            ) from exc
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = column_or_1d(arr, warn=True)
+    return _finite_vector(arr, "y")

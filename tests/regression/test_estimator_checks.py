@@ -93,26 +93,9 @@ _QUANTILE_WIDTH = (
     "quantiles (3 here); this check fits on a feature matrix of another width, "
     "which is rejected"
 )
-_QUANTILE_SCORE = (
-    "score is RegressorMixin's R2 of one prediction per sample, but a quantile "
-    "model predicts an (n_samples, n_quantiles) matrix, so score always raises "
-    "(reported)"
-)
 _QUANTILE_SHAPE = (
     "predict returns one column per quantile level, shape (n_samples, "
     "n_quantiles); the check expects (n_samples,)"
-)
-_Y_NONE = (
-    "fit(X, None) raises TypeError 'y must hold real numbers, got an array of "
-    "dtype object' instead of a ValueError saying that y is required (reported)"
-)
-_Y_2D = (
-    "a column vector y of shape (n, 1) is refused ('y must be 1-D'), where "
-    "scikit-learn's regressors ravel it with a DataConversionWarning (reported)"
-)
-_Y_OBJECT = (
-    "a y of dtype object holding numbers is refused ('y must hold real numbers'), "
-    "where scikit-learn's regressors convert it (reported)"
 )
 _FROZEN_FEATURES = (
     "the wrapped frozen model takes any number of features and has no "
@@ -161,7 +144,6 @@ _GAUSSIAN_NONE_XFAIL = {
         _GAUSSIAN_STD,
     ),
     "check_positive_only_tag_during_fit": _POSITIVE_ONLY,
-    "check_requires_y_none": _Y_NONE,
 }
 
 _QUANTILE_NONE_XFAIL = {
@@ -193,30 +175,20 @@ _QUANTILE_NONE_XFAIL = {
         ],
         _QUANTILE_WIDTH,
     ),
-    "check_fit_score_takes_y": _QUANTILE_SCORE,
-    "check_pipeline_consistency": _QUANTILE_SCORE,
-    "check_supervised_y_2d": _Y_2D,
 }
 
 _FROZEN_XFAIL = {
     "check_n_features_in": _FROZEN_FEATURES,
     "check_n_features_in_after_fitting": _FROZEN_FEATURES,
     "check_regressors_train": _FROZEN_SCORE,
-    "check_dtype_object": _Y_OBJECT,
-    "check_supervised_y_2d": _Y_2D,
-    "check_requires_y_none": _Y_NONE,
 }
 
 _FROZEN_QUANTILE_XFAIL = {
     **_FROZEN_XFAIL,
     "check_regressors_train": f"{_QUANTILE_SHAPE}; {_FROZEN_SCORE}",
-    "check_fit_score_takes_y": _QUANTILE_SCORE,
-    "check_pipeline_consistency": _QUANTILE_SCORE,
 }
 
 _MULTI_QUANTILE_XFAIL = {
-    "check_fit_score_takes_y": _QUANTILE_SCORE,
-    "check_pipeline_consistency": _QUANTILE_SCORE,
     "check_regressors_train": _QUANTILE_SHAPE,
     # QuantileRegressor takes sparse X, so the checks expect predictions.
     "check_estimator_sparse_array": _QUANTILE_SHAPE,
@@ -227,10 +199,8 @@ _CROSS_FIT_XFAIL = {
     "check_dtype_object": (
         "BayesianRidge.predict(X, return_std=True) fails on an object-dtype X in "
         "scikit-learn itself (np.sqrt of an object array), and the recalibration "
-        "needs the standard deviations; besides, " + _Y_OBJECT
+        "needs the standard deviations"
     ),
-    "check_supervised_y_2d": _Y_2D,
-    "check_requires_y_none": _Y_NONE,
 }
 
 _CROSS_FIT_PIT_XFAIL = {
@@ -247,9 +217,6 @@ _CROSS_FIT_PIT_XFAIL = {
 
 _CROSS_FIT_QUANTILE_XFAIL = {
     **_MULTI_QUANTILE_XFAIL,
-    "check_dtype_object": _Y_OBJECT,
-    "check_supervised_y_2d": _Y_2D,
-    "check_requires_y_none": _Y_NONE,
 }
 
 

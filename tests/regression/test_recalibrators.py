@@ -16,7 +16,7 @@ from scipy.special import ndtr
 from scipy.stats import norm
 from sklearn.base import BaseEstimator, RegressorMixin, clone
 from sklearn.ensemble import GradientBoostingRegressor, HistGradientBoostingRegressor
-from sklearn.exceptions import NotFittedError
+from sklearn.exceptions import DataConversionWarning, NotFittedError
 from sklearn.gaussian_process import GaussianProcessRegressor
 from sklearn.gaussian_process.kernels import RBF, WhiteKernel
 from sklearn.isotonic import IsotonicRegression
@@ -26,6 +26,7 @@ from skcal.regression import (
     ConformalQuantileRecalibrator,
     IsotonicPITRecalibrator,
     MultiQuantileRegressor,
+    RecalibratedRegressorCV,
     VarianceRecalibrator,
     dawid_sebastiani_score,
     error_variance_ratio,
@@ -314,6 +315,53 @@ def test_gaussian_input_contract(cls):
         recal.predict_quantiles(X, [0.0, 0.5])
     with pytest.raises(NotFittedError):
         cls().predict(X)
+
+
+def _target_cases():
+    """Each regression estimator with data it fits on."""
+    gaussian, y = _gaussian(0, n=40)
+    quantiles = gaussian[:, :1] + np.array([-1.0, 1.0]) * gaussian[:, 1:]
+    X, y_features = _features(0, n=40)
+    return [
+        (VarianceRecalibrator(), gaussian, y),
+        (IsotonicPITRecalibrator(), gaussian, y),
+        (ConformalQuantileRecalibrator(quantiles=[0.2, 0.8]), quantiles, y),
+        (RecalibratedRegressorCV(BayesianRidge(), cv=3), X, y_features),
+    ]
+
+
+@pytest.mark.parametrize(
+    "estimator, X, y", _target_cases(), ids=lambda v: type(v).__name__
+)
+def test_fit_target_contract(estimator, X, y):
+    """Check the target a model is fitted on, as scikit-learn's regressors take it.
+
+    A missing target, strings, NaN and a matrix are refused with a clear
+    message; a column vector is raveled with a DataConversionWarning and
+    numbers in an object array are converted, giving the same fit.
+    """
+    name = type(estimator).__name__
+    with pytest.raises(ValueError, match=f"{name} requires y to be passed"):
+        clone(estimator).fit(X, None)
+    with pytest.raises(TypeError, match="y must hold real numbers"):
+        clone(estimator).fit(X, np.array(["a"] * len(y), dtype=object))
+    with pytest.raises(TypeError, match="y must hold real numbers"):
+        clone(estimator).fit(X, y.astype(str))
+    bad = y.copy()
+    bad[2] = np.nan
+    with pytest.raises(ValueError, match="y contains 1 NaN"):
+        clone(estimator).fit(X, bad)
+    with pytest.raises(ValueError, match="y must be 1-D.*\\(40, 2\\)"):
+        clone(estimator).fit(X, np.column_stack([y, y]))
+    expected = clone(estimator).fit(X, y).predict(X)
+    with pytest.warns(DataConversionWarning, match="column-vector y"):
+        column = clone(estimator).fit(X, y[:, None])
+    assert_allclose(column.predict(X), expected, rtol=1e-12)
+    as_objects = clone(estimator).fit(X, y.astype(object))
+    assert_allclose(as_objects.predict(X), expected, rtol=1e-12)
+    y_copy = y.copy()
+    clone(estimator).fit(X, y_copy)
+    assert_array_equal(y_copy, y)
 
 
 # ---------------------------------------------------------------------------
@@ -796,3 +844,107 @@ def test_multi_quantile_refuses_a_boosting_model_without_quantile_loss():
     X = np.random.RandomState(0).normal(size=(50, 2))
     with pytest.raises(ValueError, match="loss='quantile'"):
         MultiQuantileRegressor(HistGradientBoostingRegressor()).fit(X, X[:, 0])
+
+
+# ---------------------------------------------------------------------------
+# score of the quantile models
+# ---------------------------------------------------------------------------
+
+
+def _d2_pinball_reference(y, y_quantiles, levels, weights):
+    """The mean D² pinball score, written from its definition.
+
+    The constant of level ``tau`` is found by trying every observed value
+    (the weighted pinball loss of a constant is piecewise linear, so one of
+    them is a minimiser); no sorting or interpolation is shared with skcal or
+    scikit-learn.
+    """
+
+    def loss(pred, tau):
+        diff = y - pred
+        return np.sum(weights * np.maximum(tau * diff, (tau - 1) * diff))
+
+    scores = []
+    for column, tau in zip(y_quantiles.T, levels, strict=True):
+        constant = min(loss(np.full_like(y, v), tau) for v in y)
+        scores.append(1.0 - loss(column, tau) / constant)
+    return np.mean(scores)
+
+
+def _quantile_models():
+    regressor = QuantileRegressor(alpha=0.0, solver="highs")
+    multi = MultiQuantileRegressor(regressor, quantiles=[0.1, 0.5, 0.9])
+    return [
+        multi,
+        RecalibratedRegressorCV(multi, ConformalQuantileRecalibrator(), cv=3),
+    ]
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("model", _quantile_models(), ids=lambda m: type(m).__name__)
+def test_quantile_model_score_is_mean_d2_pinball(global_random_seed, model, weighted):
+    """Check score of a quantile model against the definition of D² pinball."""
+    X, y = _features(global_random_seed, n=120)
+    w = _integer_weights(global_random_seed, y.shape[0]) if weighted else None
+    fitted = clone(model).fit(X[:60], y[:60])
+    score = fitted.score(X[60:], y[60:], sample_weight=None if w is None else w[60:])
+    weights = np.ones(60) if w is None else w[60:].astype(float)
+    expected = _d2_pinball_reference(
+        y[60:], fitted.predict(X[60:]), fitted.quantiles_, weights
+    )
+    assert score == pytest.approx(expected, rel=1e-10)
+    # Weights are repetitions.
+    if weighted:
+        repeated = fitted.score(
+            np.repeat(X[60:], w[60:], axis=0), np.repeat(y[60:], w[60:])
+        )
+        assert score == pytest.approx(repeated, rel=1e-10)
+
+
+def test_conformal_recalibrator_score_without_estimator(global_random_seed):
+    """Check score of ConformalQuantileRecalibrator on given quantiles."""
+    X, y = _features(global_random_seed, n=200)
+    model = MultiQuantileRegressor(
+        QuantileRegressor(alpha=0.0, solver="highs"), quantiles=[0.2, 0.8]
+    ).fit(X[:100], y[:100])
+    recal = ConformalQuantileRecalibrator(model).fit(X[100:150], y[100:150])
+    on_predictions = ConformalQuantileRecalibrator(quantiles=[0.2, 0.8]).fit(
+        model.predict(X[100:150]), y[100:150]
+    )
+    assert recal.score(X[150:], y[150:]) == pytest.approx(
+        on_predictions.score(model.predict(X[150:]), y[150:]), rel=1e-12
+    )
+
+
+def test_gaussian_models_keep_r2_score(global_random_seed):
+    """Check that a Gaussian model's score is the R² of its means."""
+    X, y = _features(global_random_seed)
+    model = RecalibratedRegressorCV(BayesianRidge(), cv=3).fit(X[:100], y[:100])
+    r2 = 1 - np.sum((y[100:] - model.predict(X[100:])) ** 2) / np.sum(
+        (y[100:] - y[100:].mean()) ** 2
+    )
+    assert model.score(X[100:], y[100:]) == pytest.approx(r2, rel=1e-12)
+    # Refitted as a Gaussian model after a quantile one, the score is R² again.
+    multi = MultiQuantileRegressor(QuantileRegressor(alpha=0.0, solver="highs"))
+    model.set_params(estimator=multi, recalibrator=ConformalQuantileRecalibrator())
+    model.fit(X[:100], y[:100])
+    assert hasattr(model, "quantiles_")
+    model.set_params(estimator=BayesianRidge(), recalibrator=VarianceRecalibrator())
+    model.fit(X[:100], y[:100])
+    assert not hasattr(model, "quantiles_")
+    assert model.score(X[100:], y[100:]) == pytest.approx(r2, rel=1e-12)
+
+
+def test_quantile_model_score_rejects_bad_targets():
+    """Check that score goes through the quantile input contract."""
+    X, y = _features(0, n=60)
+    model = MultiQuantileRegressor(QuantileRegressor(alpha=0.0, solver="highs"))
+    model.fit(X, y)
+    with pytest.raises(NotFittedError):
+        clone(model).score(X, y)
+    bad = y.copy()
+    bad[0] = np.inf
+    with pytest.raises(ValueError, match="y_true contains 1 NaN or infinite"):
+        model.score(X, bad)
+    with pytest.raises(ValueError, match="sample_weight contains 1 negative"):
+        model.score(X, y, sample_weight=np.r_[-1.0, np.ones(59)])
