@@ -133,28 +133,32 @@ def _name(function):
     return getattr(function, "__name__", type(function).__name__)
 
 
-def _check_scorer_options(score_func, options):
+def _check_scorer_options(score_func, options, passed):
     """Reject, at construction, what would make the scorer fail in every fold.
 
     scikit-learn's model selection turns a scorer's failures into NaN
     scores: a function of skcal that is not a measure (it returns a table or
     a result, not one number), an option the measure does not take, one
     that changes what it returns (``return_*``), an argument the scorer
-    passes itself, or a value the measure's constraints refuse.
+    passes itself (``passed``: the target and the predictions), or a value
+    the measure's constraints refuse.
     """
+    from skcal.regression._scorer import REGRESSION_SCORERS
+
     name = _name(score_func)
-    registered = {m.function for m in MEASURES}
+    registered = {m.function for m in MEASURES} | set(REGRESSION_SCORERS.values())
     if _is_skcal(score_func) and score_func not in registered:
-        measures = ", ".join(m.name for m in MEASURES if m.module == "skcal.metrics")
+        measures = [m.name for m in MEASURES if m.module == "skcal.metrics"]
+        measures += [f.__name__ for f in REGRESSION_SCORERS.values()]
         raise TypeError(
             f"{name} is not a measure of one number, so it cannot be a scorer; "
-            f"the measures of skcal are {measures}."
+            f"the measures of skcal are {', '.join(measures)}."
         )
-    for argument in ("y_true", "y_prob"):
+    for argument in passed:
         if argument in options:
             raise TypeError(
                 f"make_calibration_scorer got {argument}=...: the scorer passes "
-                "the labels and the predicted probabilities at every call."
+                f"{', '.join(passed)} at every call."
             )
     if "sample_weight" in options:
         raise TypeError(
@@ -165,16 +169,20 @@ def _check_scorer_options(score_func, options):
     accepted = accepted_keywords(score_func)
     unknown = [] if accepted is None else sorted(set(options) - accepted)
     if unknown:
-        taken = sorted(accepted - {"y_true", "y_prob"})
+        taken = sorted(accepted - set(passed))
         raise TypeError(
             f"{name} has no parameter {unknown[0]!r}; its options are "
             f"{', '.join(taken)}."
         )
-    returning = sorted(k for k in options if k.startswith("return_") and options[k])
+    returning = [
+        f"{k}={v!r}"
+        for k, v in sorted(options.items())
+        if (k.startswith("return_") and v) or (k, v) == ("multioutput", "raw_values")
+    ]
     if returning:
         raise TypeError(
-            f"make_calibration_scorer got {returning[0]}=...: a scorer returns "
-            f"one number, and {returning[0]} makes {name} return more."
+            f"make_calibration_scorer got {returning[0]}: a scorer returns one "
+            f"number, and this option makes {name} return more."
         )
     constraints = getattr(score_func, "_skcal_parameter_constraints", None)
     if constraints is not None:
@@ -203,6 +211,14 @@ def make_calibration_scorer(
     at once: a name the measure does not take, or a value its parameter
     constraints refuse, raises here rather than in every fold.
 
+    A measure of :mod:`skcal.regression` makes a scorer of a regressor: a
+    Gaussian measure (such as
+    :func:`~skcal.regression.dawid_sebastiani_score`) scores the means and
+    standard deviations of ``predict(X, return_std=True)``; a quantile
+    measure (such as :func:`~skcal.regression.pinball_loss`) the quantiles
+    of a quantile model, or, with the option ``quantiles=[...]``, those of
+    the model's ``predict_quantiles`` at these levels.
+
     Read more in the :ref:`User Guide <grid_search>`.
 
     Parameters
@@ -210,7 +226,8 @@ def make_calibration_scorer(
     score_func : callable
         A measure with the signature ``score_func(y_true, y_prob, *,
         sample_weight=None, pos_label=None, labels=None, **kwargs)``, such
-        as :func:`expected_calibration_error`.
+        as :func:`expected_calibration_error`, or a measure of
+        :mod:`skcal.regression`.
     greater_is_better : bool, default=False
         Whether larger values are better. Calibration errors are not, so
         the scorer returns their negation.
@@ -227,8 +244,8 @@ def make_calibration_scorer(
     ------
     TypeError
         When ``score_func`` has no parameter of an option's name, or an
-        option is one the scorer passes itself (``y_true``, ``y_prob``,
-        ``sample_weight``).
+        option is one the scorer passes itself (``y_true``, the
+        predictions, ``sample_weight``).
     InvalidParameterError
         When an option's value violates the constraints of a skcal measure.
 
@@ -248,8 +265,15 @@ def make_calibration_scorer(
     >>> cross_val_score(GaussianNB(), X, y, scoring=scorer).round(3).tolist()
     [-0.076, -0.082, -0.046, -0.052, -0.046]
     """
-    _check_scorer_options(score_func, kwargs)
-    return _CalibrationScorer(score_func, 1 if greater_is_better else -1, kwargs)
+    from skcal.regression._scorer import RegressionScorer, regression_arguments
+
+    sign = 1 if greater_is_better else -1
+    passed = regression_arguments(score_func)
+    if passed is not None:
+        _check_scorer_options(score_func, kwargs, passed)
+        return RegressionScorer(score_func, sign, kwargs)
+    _check_scorer_options(score_func, kwargs, ("y_true", "y_prob"))
+    return _CalibrationScorer(score_func, sign, kwargs)
 
 
 _SCORERS = {

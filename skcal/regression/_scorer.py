@@ -39,10 +39,6 @@ class RegressionScorer(RoutedScorer):
     option.
     """
 
-    def __repr__(self):
-        options = "".join(f", {k}={v!r}" for k, v in self._kwargs.items())
-        return f"get_scorer('neg_{self._score_func.__name__}'{options})"
-
     def __call__(self, estimator, X, y_true, sample_weight=None, **kwargs):
         """Evaluate the measure on the estimator's predictions of ``X``.
 
@@ -83,16 +79,24 @@ class RegressionScorer(RoutedScorer):
         return self._sign * value
 
 
-def _scorer(function, **options):
-    return RegressionScorer(function, -1, options)
-
-
 REGRESSION_SCORERS = {
     f"neg_{f.__name__}": f for f in (*GAUSSIAN_MEASURES, *QUANTILE_MEASURES)
 }
 
 
+def regression_arguments(function):
+    """The arguments a scorer passes to a regression measure, or None.
+
+    None when ``function`` is not one of the regression measures.
+    """
+    if function in GAUSSIAN_MEASURES:
+        return ("y_true", "y_mean", "y_std")
+    if function in QUANTILE_MEASURES:
+        return ("y_true", "y_quantiles")
+    return None
+
+
 def regression_scorer(name):
     """A fresh scorer of a regression measure by its ``neg_<name>``, or None."""
     function = REGRESSION_SCORERS.get(name)
-    return None if function is None else _scorer(function)
+    return None if function is None else RegressionScorer(function, -1, {})

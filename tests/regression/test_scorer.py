@@ -18,7 +18,13 @@ from sklearn.model_selection import GridSearchCV, KFold, cross_validate
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from skcal.metrics import get_scorer, get_scorer_names, get_scorers
+from skcal._param_validation import InvalidParameterError
+from skcal.metrics import (
+    get_scorer,
+    get_scorer_names,
+    get_scorers,
+    make_calibration_scorer,
+)
 from skcal.regression import (
     ConformalQuantileRecalibrator,
     MultiQuantileRegressor,
@@ -197,7 +203,8 @@ def test_names_are_listed():
 @pytest.mark.parametrize("name", NAMES)
 def test_get_scorer_returns_fresh_copies(name):
     """Check that each get_scorer call gives a scorer whose request is its own."""
-    assert repr(get_scorer(name)) == f"get_scorer({name!r})"
+    function = name.removeprefix("neg_")
+    assert repr(get_scorer(name)) == f"make_calibration_scorer({function})"
     with sklearn.config_context(enable_metadata_routing=True):
         first = get_scorer(name)
         second = get_scorer(name)
@@ -343,3 +350,93 @@ def test_grid_search_with_a_quantile_scorer(global_random_seed):
         expected = _manual_folds("neg_pinball_loss", model, X, y, splits)
         assert_allclose(scores[i], expected.mean(), rtol=1e-8)
     assert search.best_index_ == int(np.argmax(scores))
+
+
+# ---------------------------------------------------------------------------
+# make_calibration_scorer with a regression measure and options
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_make_scorer_with_options(global_random_seed, weighted):
+    """Check scorers of regression measures made with options, and their sign."""
+    X, y = _data(global_random_seed)
+    w = np.random.RandomState(global_random_seed).uniform(0.5, 2.0, y.shape[0])
+    w = w if weighted else None
+    gaussian = RecalibratedRegressorCV(BayesianRidge(), cv=3).fit(X, y)
+    mean, std = gaussian.predict(X, return_std=True)
+    levels = [0.25, 0.75]
+
+    scorer = make_calibration_scorer(pit_calibration_error, norm="l2")
+    expected = pit_calibration_error(y, mean, std, norm="l2", sample_weight=w)
+    assert_allclose(scorer(gaussian, X, y, sample_weight=w), -expected, rtol=1e-12)
+    assert repr(scorer) == "make_calibration_scorer(pit_calibration_error, norm='l2')"
+
+    # quantiles=[...]: the levels asked of a Gaussian model's predict_quantiles.
+    scorer = make_calibration_scorer(pinball_loss, quantiles=levels)
+    expected = pinball_loss(
+        y, gaussian.predict_quantiles(X, levels), quantiles=levels, sample_weight=w
+    )
+    assert_allclose(scorer(gaussian, X, y, sample_weight=w), -expected, rtol=1e-12)
+
+    scorer = make_calibration_scorer(
+        quantile_calibration_error, norm="max", greater_is_better=True
+    )
+    model = _quantile_model().fit(X, y)
+    expected = quantile_calibration_error(
+        y, model.predict(X), quantiles=LEVELS, norm="max", sample_weight=w
+    )
+    assert_allclose(scorer(model, X, y, sample_weight=w), expected, rtol=1e-12)
+
+
+def test_make_scorer_with_options_in_grid_search(global_random_seed):
+    """Check a scorer with options inside GridSearchCV, fold by fold."""
+    X, y = _data(global_random_seed)
+    splits = list(KFold(3).split(X))
+    scorer = make_calibration_scorer(pinball_loss, quantiles=[0.1, 0.9])
+    grid = {
+        "recalibrator": [
+            VarianceRecalibrator(),
+            VarianceRecalibrator(fit_intercept=False),
+        ]
+    }
+    model = RecalibratedRegressorCV(BayesianRidge(), cv=3)
+    search = GridSearchCV(model, grid, scoring=scorer, cv=splits).fit(X, y)
+    for i, recalibrator in enumerate(grid["recalibrator"]):
+        candidate = clone(model).set_params(recalibrator=recalibrator)
+        folds = []
+        for train, test in splits:
+            fitted = clone(candidate).fit(X[train], y[train])
+            predicted = fitted.predict_quantiles(X[test], [0.1, 0.9])
+            folds.append(-pinball_loss(y[test], predicted, quantiles=[0.1, 0.9]))
+        assert_allclose(search.cv_results_["mean_test_score"][i], np.mean(folds))
+
+
+@pytest.mark.parametrize(
+    "function, options, error, match",
+    [
+        (dawid_sebastiani_score, {"y_mean": 0.0}, TypeError, "passes y_true, y_mean"),
+        (pinball_loss, {"y_quantiles": 0.0}, TypeError, "passes y_true, y_quantiles"),
+        (gaussian_crps, {"norm": "l1"}, TypeError, "has no parameter 'norm'"),
+        (pinball_loss, {"sample_weight": None}, TypeError, "metadata routing"),
+        (
+            pinball_loss,
+            {"multioutput": "raw_values"},
+            TypeError,
+            "a scorer returns one number",
+        ),
+        (pit_calibration_error, {"norm": "l3"}, InvalidParameterError, "norm"),
+    ],
+)
+def test_make_scorer_rejects_bad_options(function, options, error, match):
+    """Check that a regression scorer's options are checked when it is made."""
+    with pytest.raises(error, match=match):
+        make_calibration_scorer(function, **options)
+
+
+def test_make_scorer_rejects_regression_functions_that_are_not_measures():
+    """Check that error_variance_ratio (a Bunch) cannot be a scorer."""
+    from skcal.regression import error_variance_ratio
+
+    with pytest.raises(TypeError, match="not a measure of one number.*pinball_loss"):
+        make_calibration_scorer(error_variance_ratio)
