@@ -11,7 +11,7 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.special import ndtri
 
-from skcal._utils._scaling import normalized_weights
+from skcal._utils._scaling import normalized_weights, power_of_two_scale
 from skcal.regression._base import BaseRegressionRecalibrator, GaussianRecalibratorMixin
 
 # The lower bound of both parameters (on variances divided by their mean),
@@ -28,26 +28,32 @@ def _dss_and_gradient(params, variance, squared_error, weight):
     return float(per_sample @ weight), np.array([slope @ variance, slope.sum()])
 
 
-def fit_variance_map(variance, squared_error, sample_weight, fit_intercept):
-    """``(w, b)`` minimising the mean DSS of ``w * variance + b``, ``w, b > 0``.
+def fit_variance_map(std, error, sample_weight, fit_intercept):
+    """``(w, sqrt(b))`` minimising the mean DSS of ``w * std**2 + b``, ``w, b > 0``.
 
-    The variances and squared errors are divided by the mean variance
-    ``c`` first, which shifts every score by ``log c`` and leaves the
-    minimiser's ``w`` unchanged (``b`` scales by ``c``), so the floor of the
-    parameters is scale-free. Without intercept the minimum is at
-    ``w = mean(squared_error / variance)``; with it, L-BFGS-B starts there.
+    ``error`` is ``y - mean``. The standard deviations and errors are
+    divided by a power of two ``s`` (exactly) and the variances by their
+    mean ``c`` then, which shifts every score by a constant and leaves the
+    minimiser's ``w`` unchanged (``b`` scales by ``c * s**2``): the floor of
+    the parameters is scale-free, and no square under- or overflows at
+    standard deviations of 1e-170 or 1e170. So ``sqrt(b)`` is returned,
+    ``b`` itself being out of the float range there. Without intercept the
+    minimum is at ``w = mean((error / std)**2)``; with it, L-BFGS-B starts
+    there.
     """
-    n = variance.shape[0]
+    n = std.shape[0]
     if sample_weight is None:
         weight = np.full(n, 1.0 / n)
     else:
         weight = normalized_weights(sample_weight)
         weight = weight / weight.sum()
-    scale = float(variance @ weight)
-    v, r2 = variance / scale, squared_error / scale
-    w0 = max(float((r2 / v) @ weight), _FLOOR)
+    w0 = max(float(((error / std) ** 2) @ weight), _FLOOR)
     if not fit_intercept:
         return w0, 0.0
+    s = power_of_two_scale(std[weight > 0])
+    v, r2 = (std / s) ** 2, (error / s) ** 2
+    c = float(v @ weight)
+    v, r2 = v / c, r2 / c
     result = minimize(
         _dss_and_gradient,
         x0=np.array([w0, _FLOOR]),
@@ -59,7 +65,7 @@ def fit_variance_map(variance, squared_error, sample_weight, fit_intercept):
     # L-BFGS-B may stop on a flat stretch above its start; keep the better.
     start, _ = _dss_and_gradient(np.array([w0, _FLOOR]), v, r2, weight)
     w, b = result.x if result.fun <= start else (w0, _FLOOR)
-    return float(w), float(b) * scale
+    return float(w), float(np.sqrt(b * c)) * s
 
 
 class VarianceRecalibrator(GaussianRecalibratorMixin, BaseRegressionRecalibrator):
@@ -102,7 +108,9 @@ class VarianceRecalibrator(GaussianRecalibratorMixin, BaseRegressionRecalibrator
         The fitted ``w``.
     intercept_ : float
         The fitted ``b``, in squared units of the target (0 without
-        intercept).
+        intercept). The map is computed from its square root, so that
+        standard deviations near the ends of the float range (where ``b``
+        itself would under- or overflow) are recalibrated as well.
     n_features_in_ : int
         The number of columns of ``X`` seen at fit (2 with
         ``estimator=None``; the regressor's otherwise).
@@ -147,13 +155,16 @@ class VarianceRecalibrator(GaussianRecalibratorMixin, BaseRegressionRecalibrator
 
     def _fit_predictions(self, predictions, y, sample_weight):
         mean, std = predictions
-        self.coef_, self.intercept_ = fit_variance_map(
-            std**2, (y - mean) ** 2, sample_weight, self.fit_intercept
+        self.coef_, self._root_intercept = fit_variance_map(
+            std, y - mean, sample_weight, self.fit_intercept
         )
+        with np.errstate(over="ignore", under="ignore"):
+            self.intercept_ = float(np.square(self._root_intercept))
         self._standard_moments = (0.0, 1.0)
 
     def _location_scale(self, mean, std):
-        return mean, np.sqrt(self.coef_ * std**2 + self.intercept_)
+        # hypot: sqrt(w std**2 + b) without squaring std or b.
+        return mean, np.hypot(np.sqrt(self.coef_) * std, self._root_intercept)
 
     @staticmethod
     def _standard_quantile(levels):

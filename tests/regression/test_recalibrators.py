@@ -177,6 +177,29 @@ def test_variance_units(global_random_seed, a):
 
 
 @pytest.mark.parametrize("fit_intercept", [True, False])
+@pytest.mark.parametrize("a", [1e-170, 3e-160, 7e155, 1e170])
+def test_variance_extreme_units(global_random_seed, fit_intercept, a):
+    """Check the fit and predictions at scales whose squares leave the float range.
+
+    Standard deviations near 1e-170 square to 0 and near 1e170 to infinity;
+    the map is fitted and applied without squaring them.
+    """
+    X, y = _gaussian(global_random_seed)
+    w = _integer_weights(global_random_seed, y.shape[0])
+    recal = VarianceRecalibrator(fit_intercept=fit_intercept).fit(X, y, w)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        scaled = VarianceRecalibrator(fit_intercept=fit_intercept).fit(X * a, y * a, w)
+        mean, std = scaled.predict(X * a, return_std=True)
+        quantiles = scaled.predict_quantiles(X * a, [0.1, 0.9])
+    assert_allclose(scaled.coef_, recal.coef_, rtol=1e-6)
+    assert_allclose(mean, a * recal.predict(X), rtol=1e-12)
+    assert_allclose(std, a * recal.predict(X, return_std=True)[1], rtol=1e-6)
+    assert_allclose(quantiles, a * recal.predict_quantiles(X, [0.1, 0.9]), rtol=1e-6)
+    assert np.all(std > 0)
+
+
+@pytest.mark.parametrize("fit_intercept", [True, False])
 def test_variance_weights_are_repetitions(global_random_seed, fit_intercept):
     """Check that integer weights equal repeated rows, zero weights dropped rows."""
     X, y = _gaussian(global_random_seed, n=200)
