@@ -19,7 +19,9 @@ from skcal.regression._validation import QUANTILE_CONSTRAINTS, check_quantile_in
 def coverage_of(data):
     """Observed coverage of each level of validated quantile data."""
     below = data.y_true[:, None] <= data.y_quantiles
-    return weighted_mean(below.astype(np.float64), data.sample_weight)
+    if data.sample_weight is None:
+        return np.count_nonzero(below, axis=0) / below.shape[0]
+    return weighted_mean(below, data.sample_weight)
 
 
 def coverage_error(coverage, quantiles, norm):

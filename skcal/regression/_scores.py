@@ -15,7 +15,7 @@ import math
 from typing import Literal
 
 import numpy as np
-from scipy.special import ndtr
+from scipy.special import erf
 
 from skcal._docstrings import REGRESSION_DOC, fill_doc_from
 from skcal._param_validation import StrOptions, validate_params
@@ -31,13 +31,18 @@ from skcal.regression._validation import (
 _LOG_2PI = math.log(2.0 * math.pi)
 _INV_SQRT_PI = 1.0 / math.sqrt(math.pi)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+_SQRT_HALF = math.sqrt(0.5)
 
 
-def weighted_mean(values, sample_weight, axis=0):
-    """The mean of ``values`` along ``axis`` under weights (None: equal)."""
+def weighted_mean(values, sample_weight):
+    """The mean of ``values`` over the samples (axis 0) under weights (None: equal).
+
+    A matrix-vector product, without a weighted copy of ``values``.
+    """
     if sample_weight is None:
-        return values.mean(axis=axis)
-    return np.average(values, axis=axis, weights=normalized_weights(sample_weight))
+        return values.mean(axis=0)
+    weight = normalized_weights(sample_weight)
+    return (weight @ values) / weight.sum()
 
 
 def standardized_errors(data):
@@ -56,18 +61,36 @@ def crps_terms(residual, y_std):
     ``residual * (2 Phi(z) - 1) + std * (2 phi(z) - 1/sqrt(pi))`` with
     ``z = residual / std``: the closed form with ``std * z`` written as the
     residual, so that a tiny ``std`` (``z`` overflowing to infinity) gives
-    the absolute error.
+    the absolute error. ``2 Phi(z) - 1`` is ``erf(z / sqrt(2))``, without
+    the cancellation near 0; two arrays are computed in place.
     """
     with np.errstate(over="ignore"):
         z = residual / y_std
-        pdf = _INV_SQRT_2PI * np.exp(-0.5 * z * z)
-    return residual * (2.0 * ndtr(z) - 1.0) + y_std * (2.0 * pdf - _INV_SQRT_PI)
+        spread = np.multiply(z, z)
+    spread *= -0.5
+    np.exp(spread, out=spread)
+    spread *= 2.0 * _INV_SQRT_2PI
+    spread -= _INV_SQRT_PI
+    spread *= y_std
+    z *= _SQRT_HALF
+    erf(z, out=z)
+    z *= residual
+    z += spread
+    return z
 
 
-def pinball_terms(y, q, levels):
-    """Per-sample, per-level pinball losses, shape ``(n_samples, n_levels)``."""
+def mean_pinball_losses(y, q, levels, sample_weight):
+    """The (weighted) mean pinball loss of each level, shape ``(n_levels,)``.
+
+    :math:`\\max(\\tau d, (\\tau - 1) d) = \\tau d - \\min(d, 0)` for
+    :math:`d = y - q`, so the mean loss of level :math:`\\tau` is
+    :math:`\\tau \\bar d - \\overline{\\min(d, 0)}`: one ``(n, n_levels)``
+    array, clipped in place, instead of three.
+    """
     diff = y[:, None] - q
-    return np.maximum(levels * diff, (levels - 1.0) * diff)
+    mean_diff = weighted_mean(diff, sample_weight)
+    mean_negative = weighted_mean(np.minimum(diff, 0.0, out=diff), sample_weight)
+    return levels * mean_diff - mean_negative
 
 
 @validate_params(GAUSSIAN_CONSTRAINTS, prefer_skip_nested_validation=True)
@@ -311,8 +334,9 @@ def pinball_loss(
     [0.1, 0.25, 0.1]
     """
     data = check_quantile_inputs(y_true, y_quantiles, quantiles, sample_weight)
-    terms = pinball_terms(data.y_true, data.y_quantiles, data.quantiles)
-    per_level = weighted_mean(terms, data.sample_weight)
+    per_level = mean_pinball_losses(
+        data.y_true, data.y_quantiles, data.quantiles, data.sample_weight
+    )
     if multioutput == "raw_values":
         return per_level
     return float(per_level.mean())

@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+import scoringrules
 from hypothesis import given
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose
@@ -98,6 +99,40 @@ def test_gaussian_log_loss_matches_scipy(global_random_seed, weighted):
     assert type(got) is float
     expected = _mean(-stats.norm.logpdf(y, mu, sigma), w)
     assert_allclose(got, expected, rtol=1e-13)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_scores_match_scoringrules(global_random_seed, weighted):
+    """Check CRPS, log score and quantile score against the scoringrules package.
+
+    scoringrules (PyPI) gives each sample's score; skcal's are their
+    weighted means. The data include standardized errors up to 30, where a
+    CRPS written with the Gaussian density and distribution function of
+    ``y`` itself loses precision.
+    """
+    rng = np.random.RandomState(global_random_seed)
+    y, mu, sigma = _gaussian_data(rng, 60)
+    y[:3] = mu[:3] + np.array([-30.0, 12.0, 30.0]) * sigma[:3]
+    w = _weights(rng, 60, weighted)
+    crps = scoringrules.crps_normal(y, mu, sigma)
+    assert_allclose(
+        gaussian_crps(y, mu, sigma, sample_weight=w), _mean(crps, w), rtol=1e-12
+    )
+    log_score = scoringrules.logs_normal(y, mu, sigma)
+    assert_allclose(
+        gaussian_log_loss(y, mu, sigma, sample_weight=w),
+        _mean(log_score, w),
+        rtol=1e-12,
+    )
+    y_quantiles = mu[:, None] + sigma[:, None] * stats.norm.ppf(LEVELS)
+    per_level = [
+        _mean(scoringrules.quantile_score(y, y_quantiles[:, j], level), w)
+        for j, level in enumerate(LEVELS)
+    ]
+    got = pinball_loss(
+        y, y_quantiles, quantiles=LEVELS, sample_weight=w, multioutput="raw_values"
+    )
+    assert_allclose(got, per_level, rtol=1e-12)
 
 
 @pytest.mark.parametrize("weighted", [False, True])
