@@ -34,7 +34,7 @@ y_std : array-like of shape (n_samples,)
 y_quantiles : array-like of shape (n_samples, n_quantiles)
     The predicted quantiles, one column per level.""",
     "quantiles": """\
-quantiles : array-like of shape (n_quantiles,)
+quantiles : array-like of shape (n_quantiles,) or float
     The levels of the columns, strictly increasing in (0, 1).""",
     "y": """\
 y : array-like of shape (n_samples,)

@@ -25,7 +25,7 @@ from skcal.plotting._regression_base import (
 )
 from skcal.plotting._style import merge_style_kwargs
 from skcal.regression import quantile_calibration_error, quantile_coverage
-from skcal.regression._validation import check_quantile_inputs
+from skcal.regression._validation import LEVELS_CONSTRAINT, check_quantile_inputs
 
 _CONSTRAINTS = {
     **REGRESSION_PLOT_CONSTRAINTS,
@@ -176,7 +176,7 @@ class QuantileReliabilityDisplay:
             **_CONSTRAINTS,
             "y_true": ["array-like"],
             "y_quantiles": ["array-like"],
-            "quantiles": ["array-like"],
+            "quantiles": LEVELS_CONSTRAINT,
         },
         prefer_skip_nested_validation=True,
     )
@@ -262,7 +262,7 @@ class QuantileReliabilityDisplay:
         X : array-like of shape (n_samples, n_features)
             The samples.
         %(y)s
-        quantiles : array-like of shape (n_quantiles,) or None, default=None
+        quantiles : array-like of shape (n_quantiles,), float or None, default=None
             The levels to draw; None takes a quantile model's own levels,
             or 0.05, 0.10, ..., 0.95.
         %(sample_weight)s

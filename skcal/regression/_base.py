@@ -12,6 +12,7 @@ from scipy.special import ndtri
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.exceptions import NotFittedError
 from sklearn.metrics import d2_pinball_score
+from sklearn.pipeline import Pipeline
 from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -72,17 +73,29 @@ def quantile_predictions(estimator, X, n_levels):
     return check_quantile_predictions(estimator.predict(X), n_levels, "predict(X)")
 
 
+def model_levels(estimator):
+    """The quantile levels a model predicts, or None for a point or Gaussian model.
+
+    Its fitted ``quantiles_``, else its ``quantiles`` parameter; for a
+    :class:`~sklearn.pipeline.Pipeline`, those of its final step.
+    """
+    while isinstance(estimator, Pipeline):
+        estimator = estimator[-1]
+    levels = getattr(estimator, "quantiles_", None)
+    return getattr(estimator, "quantiles", None) if levels is None else levels
+
+
 def predicted_quantiles(estimator, X, quantiles=None, *, gaussian_owner=None):
     """Predicted quantiles of a fitted regressor and their levels.
 
-    A quantile model (with ``quantiles_`` or ``quantiles``) predicts its own
-    levels when ``quantiles`` is None; a model with ``predict_quantiles``
+    A quantile model (see :func:`model_levels`) predicts its own levels
+    when ``quantiles`` is None; a model with ``predict_quantiles``
     (skcal's Gaussian recalibrators) predicts ``quantiles``; any other model
     predicts means and standard deviations, whose Gaussian quantiles are
     taken, unless ``gaussian_owner`` (who asks, for the message) says they
     may not be. Without levels from either side, 0.05, 0.10, ..., 0.95.
     """
-    own = getattr(estimator, "quantiles_", getattr(estimator, "quantiles", None))
+    own = model_levels(estimator)
     if own is not None and quantiles is None:
         levels = check_quantile_levels(own, "the quantiles of the estimator")
         return quantile_predictions(estimator, X, levels.shape[0]), levels
@@ -297,7 +310,7 @@ class GaussianRecalibratorMixin:
         X : array-like of shape (n_samples, 2) or (n_samples, n_features)
             Predicted means and standard deviations (``estimator=None``), or
             samples for the wrapped regressor.
-        quantiles : array-like of shape (n_quantiles,)
+        quantiles : array-like of shape (n_quantiles,) or float
             Levels, strictly increasing in (0, 1).
 
         Returns

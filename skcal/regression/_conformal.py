@@ -17,8 +17,9 @@ from skcal.regression._base import (
     QUANTILES,
     BaseRegressionRecalibrator,
     QuantileScoreMixin,
+    model_levels,
 )
-from skcal.regression._validation import check_quantile_levels
+from skcal.regression._validation import LEVELS_CONSTRAINT, check_quantile_levels
 
 
 def conformal_adjustments(residuals, levels, sample_weight):
@@ -89,7 +90,7 @@ class ConformalQuantileRecalibrator(QuantileScoreMixin, BaseRegressionRecalibrat
         level (such as :class:`MultiQuantileRegressor`); it is never
         refitted. With None, ``X`` is the ``(n_samples, n_quantiles)``
         array of predicted quantiles.
-    quantiles : array-like of shape (n_quantiles,) or None, default=None
+    quantiles : array-like of shape (n_quantiles,), float or None, default=None
         The levels of the columns, strictly increasing in (0, 1). None
         takes the ``quantiles`` of the wrapped model.
 
@@ -137,7 +138,7 @@ class ConformalQuantileRecalibrator(QuantileScoreMixin, BaseRegressionRecalibrat
 
     _parameter_constraints: dict = {
         **BaseRegressionRecalibrator._parameter_constraints,
-        "quantiles": ["array-like", None],
+        "quantiles": [*LEVELS_CONSTRAINT, None],
     }
 
     def __init__(
@@ -149,11 +150,12 @@ class ConformalQuantileRecalibrator(QuantileScoreMixin, BaseRegressionRecalibrat
     def _levels(self):
         if self.quantiles is not None:
             return check_quantile_levels(self.quantiles)
-        levels = getattr(self.estimator, "quantiles", None)
+        levels = model_levels(self.estimator)
         if levels is None:
             raise ValueError(
                 "ConformalQuantileRecalibrator needs the levels of the quantiles: "
-                "pass quantiles=[...], or wrap a model with a quantiles attribute."
+                "pass quantiles=[...], or wrap a model with a quantiles attribute "
+                "(or a Pipeline ending in one)."
             )
         return check_quantile_levels(levels, "the quantiles of the estimator")
 

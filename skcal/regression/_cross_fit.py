@@ -25,6 +25,7 @@ from skcal.regression._base import (
     BaseRegressionRecalibrator,
     QuantileScoreMixin,
     gaussian_predictions,
+    model_levels,
 )
 from skcal.regression._validation import check_fit_target
 from skcal.regression._variance import VarianceRecalibrator
@@ -161,8 +162,7 @@ class RecalibratedRegressorCV(
             )
         recalibrator = clone(self.recalibrator)
         if recalibrator._kind != GAUSSIAN and recalibrator.quantiles is None:
-            levels = getattr(self.estimator, "quantiles", None)
-            recalibrator.set_params(quantiles=levels)
+            recalibrator.set_params(quantiles=model_levels(self.estimator))
         return recalibrator
 
     @fit_context(prefer_skip_nested_validation=False)
@@ -263,7 +263,7 @@ class RecalibratedRegressorCV(
         ----------
         X : array-like of shape (n_samples, n_features)
             Samples.
-        quantiles : array-like of shape (n_quantiles,)
+        quantiles : array-like of shape (n_quantiles,) or float
             Levels, strictly increasing in (0, 1).
 
         Returns

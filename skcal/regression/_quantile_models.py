@@ -15,7 +15,7 @@ from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 from skcal._param_validation import HasMethods, fit_context
 from skcal._typing import ArrayLike
 from skcal.regression._base import QuantileScoreMixin
-from skcal.regression._validation import check_quantile_levels
+from skcal.regression._validation import LEVELS_CONSTRAINT, check_quantile_levels
 
 
 def level_parameter(estimator):
@@ -61,7 +61,7 @@ class MultiQuantileRegressor(
     ----------
     estimator : regressor
         A quantile regressor, unfitted.
-    quantiles : array-like of shape (n_quantiles,), default=(0.05, 0.5, 0.95)
+    quantiles : array-like of shape (n_quantiles,) or float, default=(0.05, 0.5, 0.95)
         The levels, strictly increasing in (0, 1).
     n_jobs : int or None, default=None
         The number of levels fitted in parallel (joblib).
@@ -98,7 +98,7 @@ class MultiQuantileRegressor(
 
     _parameter_constraints: dict = {
         "estimator": [HasMethods(["fit", "predict"])],
-        "quantiles": ["array-like"],
+        "quantiles": LEVELS_CONSTRAINT,
         "n_jobs": [int, None],
     }
 

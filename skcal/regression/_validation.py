@@ -10,11 +10,13 @@ lengths and weights), so a rejection reads the same as for classification.
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+from numbers import Real
 from typing import NamedTuple
 
 import numpy as np
 from sklearn.utils.validation import column_or_1d
 
+from skcal._param_validation import Interval
 from skcal._validation import (
     _as_array,
     _as_float_array,
@@ -23,6 +25,9 @@ from skcal._validation import (
     _readonly,
     check_sample_weight,
 )
+
+# Quantile levels: an array, or one level as a number.
+LEVELS_CONSTRAINT = ["array-like", Interval(Real, 0, 1, closed="neither")]
 
 # The parameter constraints of the data arguments, shared by the functions.
 GAUSSIAN_CONSTRAINTS = {
@@ -34,7 +39,7 @@ GAUSSIAN_CONSTRAINTS = {
 QUANTILE_CONSTRAINTS = {
     "y_true": ["array-like"],
     "y_quantiles": ["array-like"],
-    "quantiles": ["array-like"],
+    "quantiles": LEVELS_CONSTRAINT,
     "sample_weight": ["array-like", None],
 }
 

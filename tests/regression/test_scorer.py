@@ -148,6 +148,47 @@ def test_gaussian_scorer_in_a_pipeline(global_random_seed):
     assert_allclose(got, _expected("neg_gaussian_crps", pipe, X, y), rtol=1e-12)
 
 
+@pytest.mark.parametrize("name", sorted(QUANTILE))
+def test_quantile_scorer_in_a_pipeline(global_random_seed, name):
+    """Check that a quantile scorer reads the levels of a Pipeline's last step."""
+    X, y = _data(global_random_seed)
+    pipe = make_pipeline(StandardScaler(), _quantile_model()).fit(X, y)
+    got = get_scorer(name)(pipe, X, y)
+    expected = QUANTILE[name](y, pipe.predict(X), quantiles=LEVELS)
+    assert_allclose(got, -expected, rtol=1e-12)
+
+
+def test_conformal_recalibration_of_a_pipeline(global_random_seed):
+    """Check that the conformal recalibrators take the levels of a Pipeline."""
+    X, y = _data(global_random_seed, n=200)
+    pipe = make_pipeline(StandardScaler(), _quantile_model())
+    model = RecalibratedRegressorCV(pipe, ConformalQuantileRecalibrator(), cv=3)
+    assert_allclose(model.fit(X, y).quantiles_, LEVELS)
+    fitted = clone(pipe).fit(X[:100], y[:100])
+    recalibrator = ConformalQuantileRecalibrator(fitted).fit(X[100:], y[100:])
+    assert_allclose(recalibrator.quantiles_, LEVELS)
+
+
+def test_one_level_as_a_number(global_random_seed):
+    """Check that quantiles=0.9 (a number) is one level, as [0.9] is."""
+    X, y = _data(global_random_seed, n=200)
+    model = MultiQuantileRegressor(
+        QuantileRegressor(alpha=0.0, solver="highs"), quantiles=0.9
+    ).fit(X, y)
+    assert model.predict(X).shape == (200, 1)
+    recal = ConformalQuantileRecalibrator(quantiles=0.9).fit(model.predict(X), y)
+    assert_allclose(recal.quantiles_, [0.9])
+    predictions = model.predict(X)
+    assert pinball_loss(y, predictions, quantiles=0.9) == pinball_loss(
+        y, predictions, quantiles=[0.9]
+    )
+    for bad in (0.0, 1.0, 1.5):
+        with pytest.raises(InvalidParameterError, match="quantiles"):
+            pinball_loss(y, predictions, quantiles=bad)
+        with pytest.raises(InvalidParameterError, match="quantiles"):
+            MultiQuantileRegressor(QuantileRegressor(), quantiles=bad).fit(X, y)
+
+
 # ---------------------------------------------------------------------------
 # Errors
 # ---------------------------------------------------------------------------
