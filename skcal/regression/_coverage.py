@@ -21,7 +21,9 @@ def coverage_of(data):
     below = data.y_true[:, None] <= data.y_quantiles
     if data.sample_weight is None:
         return np.count_nonzero(below, axis=0) / below.shape[0]
-    return weighted_mean(below, data.sample_weight)
+    # The weight below over the total, each summed in its own order, may
+    # round above 1 when every outcome is below.
+    return np.minimum(weighted_mean(below, data.sample_weight), 1.0)
 
 
 def coverage_error(coverage, quantiles, norm):
