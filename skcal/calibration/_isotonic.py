@@ -138,11 +138,17 @@ class IsotonicRecalibrator(BinaryMapRecalibrator):
         # scikit-learn merges scores closer than 1e-15 (absolutely): an exact
         # power-of-two scale makes that relative, the same at every scale.
         scale = power_of_two_scale(x)
+        # Sorted first: scikit-learn's own ordering of (score, outcome) by
+        # np.lexsort is then nearly free, where on unsorted scores it takes
+        # half the fit. The map is the same, but for the order in which the
+        # weighted mean of a tie group is summed (a last-bit difference).
+        order = np.argsort(x)
+        weight = normalized_weights(sample_weight)
         regression = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip")
         regression.fit(
-            x / scale,
-            y.astype(np.float64),
-            sample_weight=normalized_weights(sample_weight),
+            x[order] / scale,
+            y[order].astype(np.float64),
+            sample_weight=None if weight is None else weight[order],
         )
         return _ScaledIsotonic(regression, scale)
 

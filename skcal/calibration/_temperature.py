@@ -23,6 +23,13 @@ from skcal.calibration._base import BaseRecalibrator, score_log_probabilities
 _LOG_BETA_BOUND = 20.0
 # Points of the grid that brackets the Brier score's minimum.
 _BRIER_GRID = 81
+# Above this many rows the grid is evaluated on this many of them, evenly
+# spaced, and the full data's score only near the subsample's best minima.
+_BRIER_SUBSAMPLE = 4096
+# The subsample's local minima followed on the full data: at most this many,
+# among those within this many standard errors of its best.
+_BRIER_CANDIDATES = 3
+_BRIER_MARGIN = 4.0
 # The Brier temperature of the bounded Brent search (on function values,
 # within about 1e-7 of log T) is refined by the root of the
 # derivative within this distance of its log.
@@ -36,18 +43,80 @@ _BETA_RTOL = 1e-12
 _MAX_NEWTON = 100
 
 
+def _row_briers(logits, y, log_beta):
+    """The Brier score of each row of ``softmax(exp(log_beta) * logits)``."""
+    p = softmax(math.exp(log_beta) * logits, axis=1)
+    p[np.arange(y.shape[0]), y] -= 1.0
+    return np.einsum("ij,ij->i", p, p)
+
+
 def _brier_loss(logits, y, sample_weight):
     """The mean Brier score of ``softmax(beta * logits)`` as a function of log beta."""
     w = np.ones(y.shape[0]) if sample_weight is None else sample_weight
     total = float(w.sum())
-    rows = np.arange(y.shape[0])
 
     def mean_brier(log_beta):
-        p = softmax(math.exp(log_beta) * logits, axis=1)
-        p[rows, y] -= 1.0
-        return float(np.dot(w, np.einsum("ij,ij->i", p, p))) / total
+        return float(np.dot(w, _row_briers(logits, y, log_beta))) / total
 
     return mean_brier
+
+
+def _descend(values, start, evaluate):
+    """The grid index of the local minimum reached downhill from ``start``.
+
+    ``values`` caches ``evaluate(index)`` (None where not yet computed).
+    """
+
+    def value(i):
+        if values[i] is None:
+            values[i] = evaluate(i)
+        return values[i]
+
+    i, last = start, len(values) - 1
+    while True:
+        neighbours = [j for j in (i - 1, i + 1) if 0 <= j <= last]
+        j = min(neighbours, key=value)
+        if value(j) >= value(i):
+            return i
+        i = j
+
+
+def _brier_grid_minimum(logits, y, sample_weight, grid):
+    """The index of the grid point with the smallest mean Brier score.
+
+    Up to :data:`_BRIER_SUBSAMPLE` rows, every grid point is evaluated.
+    Beyond, the grid is evaluated on that many evenly spaced rows of
+    positive weight. The subsample's local minima that its best does not
+    beat by more than :data:`_BRIER_MARGIN` standard errors (of the mean
+    difference of the rows' scores) are the candidates, at most
+    :data:`_BRIER_CANDIDATES`, best first; from each, the full data's score
+    is followed downhill to a local minimum, and the best of these is
+    returned. A full evaluation costs a softmax of all the logits, so this
+    takes a handful of them instead of 81.
+    """
+    full = _brier_loss(logits, y, sample_weight)
+    positive = (
+        np.arange(y.shape[0])
+        if sample_weight is None
+        else np.flatnonzero(sample_weight > 0)
+    )
+    if positive.shape[0] <= _BRIER_SUBSAMPLE:
+        return int(np.argmin([full(g) for g in grid]))
+    rows = positive[np.linspace(0, positive.shape[0] - 1, _BRIER_SUBSAMPLE).astype(int)]
+    share = np.ones(rows.shape[0]) if sample_weight is None else sample_weight[rows]
+    share = share / share.sum()
+    per_row = np.array([_row_briers(logits[rows], y[rows], g) for g in grid])
+    coarse = per_row @ share
+    padded = np.r_[np.inf, coarse, np.inf]
+    minima = np.flatnonzero((coarse <= padded[:-2]) & (coarse <= padded[2:]))
+    minima = minima[np.argsort(coarse[minima], kind="stable")]
+    gap = per_row[minima] - per_row[minima[0]]
+    excess = gap @ share
+    se = np.sqrt(((gap - excess[:, None]) ** 2) @ share * (share @ share))
+    starts = minima[excess <= _BRIER_MARGIN * se][:_BRIER_CANDIDATES]
+    values = [None] * grid.shape[0]
+    ends = {_descend(values, int(i), lambda j: full(grid[j])) for i in starts}
+    return min(ends, key=lambda i: values[i])
 
 
 def _log_loss_beta(logits, y, sample_weight):
@@ -184,7 +253,7 @@ def fit_temperature(logits, y, sample_weight, loss):
     # brackets its smallest value.
     mean_brier = _brier_loss(logits, y, sample_weight)
     grid = np.linspace(-_LOG_BETA_BOUND, _LOG_BETA_BOUND, _BRIER_GRID)
-    best = int(np.argmin([mean_brier(g) for g in grid]))
+    best = _brier_grid_minimum(logits, y, sample_weight, grid)
     result = minimize_scalar(
         mean_brier,
         bounds=(grid[max(best - 1, 0)], grid[min(best + 1, _BRIER_GRID - 1)]),

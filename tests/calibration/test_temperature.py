@@ -14,7 +14,7 @@ from sklearn.frozen import FrozenEstimator
 from sklearn.linear_model import LogisticRegression
 from sklearn.naive_bayes import GaussianNB
 
-from skcal.calibration import TemperatureRecalibrator
+from skcal.calibration import TemperatureRecalibrator, _temperature
 from skcal.calibration._temperature import _log_loss_beta
 
 LOSSES = ["log", "brier"]
@@ -270,6 +270,49 @@ def test_brier_loss_finds_the_global_minimum():
     grid = [np.mean((expit(z / t) - y) ** 2) for t in np.logspace(-4, 2, 200)]
     assert brier <= min(grid) + 1e-9
     assert brier < 0.34
+
+
+def _brier_problems(seed):
+    """Problems of more rows than the Brier search's subsample."""
+    rng = np.random.RandomState(seed)
+    logits = rng.normal(scale=3.0, size=(20_000, 5))
+    truth = softmax(0.5 * logits, axis=1)
+    u = rng.uniform(size=(20_000, 1))
+    y = np.minimum((np.cumsum(truth, axis=1) < u).sum(axis=1), 4)
+    # The two-minimum problem of test_brier_loss_finds_the_global_minimum,
+    # repeated with a little noise: the subsample must not settle in the
+    # local minimum at T ~ 0.68.
+    z = np.tile([-0.731, -0.503, -34.851, -0.007, 0.019, 0.541], 1500)
+    z = z + rng.normal(scale=1e-3, size=z.shape[0])
+    labels = np.tile([0, 1, 0, 0, 1, 1], 1500)
+    return [(logits, y), (z, labels)]
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_brier_subsample_search_equals_the_full_grid(
+    global_random_seed, weighted, monkeypatch
+):
+    """Check the subsampled Brier bracket against evaluating the whole grid.
+
+    Above 4096 rows the grid is evaluated on a subsample and only the
+    plausible minima are followed on all rows; the temperature must be the
+    one the full grid finds (weights with zeros included).
+    """
+    for X, y in _brier_problems(global_random_seed):
+        w = None
+        if weighted:
+            rng = np.random.RandomState(global_random_seed + 1)
+            w = rng.uniform(0.0, 3.0, size=y.shape[0])
+            w[rng.uniform(size=y.shape[0]) < 0.3] = 0.0
+        fast = TemperatureRecalibrator(loss="brier", input="logit")
+        fast.fit(X, y, sample_weight=w)
+        with monkeypatch.context() as patch:
+            patch.setattr(_temperature, "_BRIER_SUBSAMPLE", 10**9)
+            full = TemperatureRecalibrator(loss="brier", input="logit")
+            full.fit(X, y, sample_weight=w)
+        assert_allclose(fast.temperature_, full.temperature_, rtol=1e-12)
+    # The replicated two-minimum problem: the global minimum (T -> 0).
+    assert fast.temperature_ < 0.05
 
 
 @pytest.mark.parametrize("weighted", [False, True])
