@@ -43,15 +43,32 @@ _BETA_RTOL = 1e-12
 _MAX_NEWTON = 100
 
 
+def _tempered(z, beta):
+    """``softmax(beta * z)`` of logits ``z`` whose rows have their maximum at 0.
+
+    With ``beta > 0`` every exponential is at most 1 and each row's sum at
+    least 1, so no shift is needed at each call.
+    """
+    s = np.exp(beta * z)
+    s /= s.sum(axis=1, keepdims=True)
+    return s
+
+
 def _row_briers(logits, y, log_beta):
-    """The Brier score of each row of ``softmax(exp(log_beta) * logits)``."""
-    p = softmax(math.exp(log_beta) * logits, axis=1)
+    """The Brier score of each row of ``softmax(exp(log_beta) * logits)``.
+
+    The rows of ``logits`` have their maximum at 0.
+    """
+    p = _tempered(logits, math.exp(log_beta))
     p[np.arange(y.shape[0]), y] -= 1.0
     return np.einsum("ij,ij->i", p, p)
 
 
 def _brier_loss(logits, y, sample_weight):
-    """The mean Brier score of ``softmax(beta * logits)`` as a function of log beta."""
+    """The mean Brier score of ``softmax(beta * logits)`` as a function of log beta.
+
+    The rows of ``logits`` have their maximum at 0.
+    """
     w = np.ones(y.shape[0]) if sample_weight is None else sample_weight
     total = float(w.sum())
 
@@ -151,8 +168,7 @@ def _log_loss_beta(logits, y, sample_weight):
     z2 = z * z
 
     def derivatives(beta):
-        s = np.exp(beta * z)
-        s /= s.sum(axis=1, keepdims=True)
+        s = _tempered(z, beta)
         mean_z = np.einsum("ij,ij->i", s, z)
         gradient = float(np.dot(w, mean_z - z_true))
         return gradient, float(np.dot(w, np.einsum("ij,ij->i", s, z2) - mean_z**2))
@@ -192,10 +208,11 @@ def _brier_slope(logits, y, sample_weight, temperature):
     With :math:`u = z / T`, :math:`s = \mathrm{softmax}(u)` and
     :math:`\bar u = \sum_k s_k u_k`, a row's Brier score
     :math:`\sum_k (s_k - e_k)^2` has derivative
-    :math:`-2 [\sum_k s_k^2 (u_k - \bar u) - s_y (u_y - \bar u)]`.
+    :math:`-2 [\sum_k s_k^2 (u_k - \bar u) - s_y (u_y - \bar u)]`. The rows
+    of ``logits`` have their maximum at 0.
     """
     u = logits / temperature
-    s = softmax(u, axis=1)
+    s = _tempered(logits, 1.0 / temperature)
     centred = u - np.einsum("ij,ij->i", s, u)[:, None]
     rows = np.arange(y.shape[0])
     per_row = np.einsum("ij,ij->i", s * s, centred) - s[rows, y] * centred[rows, y]
@@ -244,7 +261,8 @@ def fit_temperature(logits, y, sample_weight, loss):
     # The temperature is a scale of the logits: it is searched for on logits
     # divided by an exact power of two near their spread, so that its range
     # and arithmetic follow them at every scale.
-    spread = power_of_two_scale(logits - logits.max(axis=1, keepdims=True))
+    logits = logits - logits.max(axis=1, keepdims=True)
+    spread = power_of_two_scale(logits)
     logits = logits / spread
     sample_weight = normalized_weights(sample_weight)
     if loss == "log":
@@ -254,16 +272,40 @@ def fit_temperature(logits, y, sample_weight, loss):
     mean_brier = _brier_loss(logits, y, sample_weight)
     grid = np.linspace(-_LOG_BETA_BOUND, _LOG_BETA_BOUND, _BRIER_GRID)
     best = _brier_grid_minimum(logits, y, sample_weight, grid)
-    result = minimize_scalar(
-        mean_brier,
-        bounds=(grid[max(best - 1, 0)], grid[min(best + 1, _BRIER_GRID - 1)]),
-        method="bounded",
-        options={"xatol": 64 * np.finfo(np.float64).eps},
-    )
-    temperature = _polished_brier_temperature(
-        logits, y, sample_weight, math.exp(-result.x)
-    )
+    bounds = (grid[max(best - 1, 0)], grid[min(best + 1, _BRIER_GRID - 1)])
+    temperature = _brier_root_temperature(logits, y, sample_weight, bounds)
+    if temperature is None or mean_brier(-math.log(temperature)) > mean_brier(
+        grid[best]
+    ):
+        # No sign change of the derivative in the bracket (a minimum at the
+        # end of the range), or a root that is not a minimum: Brent's search
+        # on the values, then the root near it.
+        result = minimize_scalar(
+            mean_brier,
+            bounds=bounds,
+            method="bounded",
+            options={"xatol": 64 * np.finfo(np.float64).eps},
+        )
+        temperature = _polished_brier_temperature(
+            logits, y, sample_weight, math.exp(-result.x)
+        )
     return float(spread * temperature)
+
+
+def _brier_root_temperature(logits, y, sample_weight, bounds):
+    """The temperature where the Brier score's derivative vanishes in ``bounds``.
+
+    ``bounds`` are in :math:`\\log \\beta = -\\log T`. None without a sign
+    change from negative to positive (in :math:`\\log \\beta`) between them.
+    """
+
+    def slope(log_beta):
+        return -_brier_slope(logits, y, sample_weight, math.exp(-log_beta))
+
+    if not (slope(bounds[0]) < 0.0 < slope(bounds[1])):
+        return None
+    root = brentq(slope, *bounds, xtol=_SHIFT_XTOL, rtol=4 * np.finfo(float).eps)
+    return math.exp(-root)
 
 
 @fill_doc
