@@ -189,6 +189,8 @@ def _newton_on_beta(derivatives):
     beta = 1.0
     for _ in range(_MAX_NEWTON):
         gradient, curvature = derivatives(beta)
+        if gradient == 0.0:  # the minimum itself (else it becomes an end)
+            return beta
         if gradient > 0:
             hi = beta
         else:

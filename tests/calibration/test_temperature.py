@@ -15,7 +15,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.naive_bayes import GaussianNB
 
 from skcal.calibration import TemperatureRecalibrator, _temperature
-from skcal.calibration._temperature import _log_loss_beta
+from skcal.calibration._temperature import _log_loss_beta, _newton_on_beta
 
 LOSSES = ["log", "brier"]
 
@@ -270,6 +270,23 @@ def test_brier_loss_finds_the_global_minimum():
     grid = [np.mean((expit(z / t) - y) ** 2) for t in np.logspace(-4, 2, 200)]
     assert brier <= min(grid) + 1e-9
     assert brier < 0.34
+
+
+def test_newton_stops_at_a_zero_gradient():
+    """Check that a step landing on the minimum ends the search at once.
+
+    A zero gradient once made the point an end of the bracket, and the
+    next step, equal to it, was replaced by a geometric bisection towards
+    e^20: some 45 more passes over the data before coming back.
+    """
+    calls = []
+
+    def derivatives(beta):
+        calls.append(beta)
+        return beta - 4.0, 1.0  # Newton from 1 lands on 4 exactly
+
+    assert _newton_on_beta(derivatives) == 4.0
+    assert calls == [1.0, 4.0]
 
 
 def _brier_problems(seed):
