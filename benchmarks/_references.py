@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 from _arena import RECALIBRATORS, find_recalibrator, selected
 from scipy.optimize import minimize
-from scipy.special import softmax
+from scipy.special import log_softmax, softmax
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.frozen import FrozenEstimator
 
@@ -274,12 +274,17 @@ def _multinomial(features):
     return fit, lambda model, X: model.predict_proba(features(X))
 
 
-def _log_clipped(P):
-    return np.log(np.clip(P, 1e-12, 1.0))
+# The features skcal's maps are defined on, so that the reference solves the
+# same problem: log-probabilities clipped at 1e-12 and renormalised
+# (Dirichlet), and logits centred in each row (matrix scaling: a softmax
+# depends on the logits only up to a constant per row, and a map of the
+# uncentred logits would depend on that arbitrary constant).
+def _log_probabilities(P):
+    return log_softmax(np.log(np.clip(P, 1e-12, 1.0)), axis=1)
 
 
-def _identity(X):
-    return X
+def _centred(X):
+    return X - X.mean(axis=1, keepdims=True)
 
 
 def _zhang_ets():
@@ -421,7 +426,7 @@ CASES = (
         "Dirichlet",
         "multi-proba",
         _multinomial,
-        _log_clipped,
+        _log_probabilities,
         kwargs="no penalty",
         max_classes=10,
     ),
@@ -430,7 +435,7 @@ CASES = (
         "matrix scaling",
         "multi-logit",
         _multinomial,
-        _identity,
+        _centred,
         kwargs="no penalty",
         max_classes=10,
     ),

@@ -937,7 +937,8 @@ def check_recalibration_target(y, classes=None):
     y = column_or_1d(y, warn=True)
     if y.shape[0] == 0:
         raise ValueError("y is empty (0 samples): at least one is needed.")
-    check_classification_targets(y)
+    if y.dtype.kind not in "biu":  # 1-D integers are class labels as they are
+        check_classification_targets(y)
     classes = _unique_labels(y, "y") if classes is None else np.asarray(classes)
     y_index = _encode(y, classes, arg_name="y")
     if y_index.min() == y_index.max():  # one class: cheaper than np.unique
