@@ -30,6 +30,8 @@ _BRIER_SUBSAMPLE = 4096
 # among those within this many standard errors of its best.
 _BRIER_CANDIDATES = 3
 _BRIER_MARGIN = 4.0
+# The seed of the subsample's draws.
+_BRIER_SEED = 0
 # The Brier temperature of the bounded Brent search (on function values,
 # within about 1e-7 of log T) is refined by the root of the
 # derivative within this distance of its log.
@@ -101,27 +103,36 @@ def _descend(values, start, evaluate):
 def _brier_grid_minimum(logits, y, sample_weight, grid):
     """The index of the grid point with the smallest mean Brier score.
 
-    Up to :data:`_BRIER_SUBSAMPLE` rows, every grid point is evaluated.
-    Beyond, the grid is evaluated on that many evenly spaced rows of
-    positive weight. The subsample's local minima that its best does not
-    beat by more than :data:`_BRIER_MARGIN` standard errors (of the mean
-    difference of the rows' scores) are the candidates, at most
+    Up to :data:`_BRIER_SUBSAMPLE` rows of positive weight, every grid
+    point is evaluated. Beyond, the grid is evaluated on that many rows drawn
+    at random (a fixed seed: the fit is deterministic) with probabilities
+    proportional to their weights, so that the subsample's mean estimates
+    the weighted mean whatever the order of the rows or the spread of the
+    weights (rows taken at a fixed stride would miss any structure of that
+    period, and a few heavy rows). The subsample's local minima that its
+    best does not beat by more than :data:`_BRIER_MARGIN` standard errors
+    (of the mean difference of the rows' scores) are the candidates, at most
     :data:`_BRIER_CANDIDATES`, best first; from each, the full data's score
     is followed downhill to a local minimum, and the best of these is
     returned. A full evaluation costs a softmax of all the logits, so this
     takes a handful of them instead of 81.
     """
     full = _brier_loss(logits, y, sample_weight)
-    positive = (
-        np.arange(y.shape[0])
-        if sample_weight is None
-        else np.flatnonzero(sample_weight > 0)
+    n_positive = (
+        y.shape[0] if sample_weight is None else np.count_nonzero(sample_weight)
     )
-    if positive.shape[0] <= _BRIER_SUBSAMPLE:
+    if n_positive <= _BRIER_SUBSAMPLE:
         return int(np.argmin([full(g) for g in grid]))
-    rows = positive[np.linspace(0, positive.shape[0] - 1, _BRIER_SUBSAMPLE).astype(int)]
-    share = np.ones(rows.shape[0]) if sample_weight is None else sample_weight[rows]
-    share = share / share.sum()
+    rng = np.random.default_rng(_BRIER_SEED)
+    if sample_weight is None:
+        rows = rng.choice(y.shape[0], size=_BRIER_SUBSAMPLE, replace=False)
+    else:
+        cumulative = np.cumsum(sample_weight)
+        draws = rng.uniform(0.0, cumulative[-1], size=_BRIER_SUBSAMPLE)
+        rows = np.minimum(
+            np.searchsorted(cumulative, draws, side="right"), y.shape[0] - 1
+        )
+    share = np.full(rows.shape[0], 1.0 / rows.shape[0])
     per_row = np.array([_row_briers(logits[rows], y[rows], g) for g in grid])
     coarse = per_row @ share
     padded = np.r_[np.inf, coarse, np.inf]

@@ -272,6 +272,62 @@ def test_brier_loss_finds_the_global_minimum():
     assert brier < 0.34
 
 
+def _two_group_brier_problem(seed, n):
+    """Two groups of rows whose Brier curves have their minima far apart.
+
+    Group A (confidence 0.73, 10% events) alone pulls T towards 0.44; the
+    whole is best at T -> 0 (Brier 0.09 against 0.33 at the local minimum).
+    """
+    rng = np.random.default_rng(seed)
+    logits = np.zeros((n, 2))
+    y = np.zeros(n, dtype=int)
+    logits[::2, 1] = -1.0
+    y[::2] = rng.random(len(y[::2])) > 0.9
+    logits[1::2, 1] = -0.001
+    y[1::2] = rng.random(len(y[1::2])) > 0.999
+    return logits, y
+
+
+def test_brier_search_does_not_depend_on_row_order():
+    """Check the subsample cannot alias with a period of the rows (review).
+
+    Rows taken at a fixed stride of 2 saw only group A and settled in its
+    minimum; shuffled, the same rows gave the global one.
+    """
+    logits, y = _two_group_brier_problem(0, 8192)
+    order = np.random.default_rng(1).permutation(8192)
+    interleaved = TemperatureRecalibrator(loss="brier", input="logit").fit(logits, y)
+    shuffled = TemperatureRecalibrator(loss="brier", input="logit")
+    shuffled.fit(logits[order], y[order])
+    assert_allclose(interleaved.temperature_, shuffled.temperature_, rtol=1e-10)
+    assert interleaved.temperature_ < 0.01
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_brier_search_sees_a_heavy_row(seed, monkeypatch):
+    """Check one row carrying three quarters of the weight steers the search.
+
+    The subsample is drawn with probabilities proportional to the weights,
+    so the heavy row is in it wherever it stands (review: at a fixed stride
+    it was missed at 9 positions of 20).
+    """
+    rng = np.random.default_rng(seed)
+    n = 6000
+    logits = np.zeros((n, 2))
+    logits[:, 1] = -1.0
+    y = (rng.random(n) > 0.9).astype(int)
+    w = np.ones(n)
+    k = rng.integers(n)
+    logits[k, 1], y[k], w[k] = -0.001, 0, 3 * n
+    fast = TemperatureRecalibrator(loss="brier", input="logit")
+    fast.fit(logits, y, sample_weight=w)
+    with monkeypatch.context() as patch:
+        patch.setattr(_temperature, "_BRIER_SUBSAMPLE", 10**9)
+        full = TemperatureRecalibrator(loss="brier", input="logit")
+        full.fit(logits, y, sample_weight=w)
+    assert_allclose(fast.temperature_, full.temperature_, rtol=1e-10)
+
+
 def test_newton_stops_at_a_zero_gradient():
     """Check that a step landing on the minimum ends the search at once.
 
