@@ -169,11 +169,9 @@ def _check_scorer_options(score_func, options, passed):
     accepted = accepted_keywords(score_func)
     unknown = [] if accepted is None else sorted(set(options) - accepted)
     if unknown:
-        taken = sorted(accepted - set(passed))
-        raise TypeError(
-            f"{name} has no parameter {unknown[0]!r}; its options are "
-            f"{', '.join(taken)}."
-        )
+        taken = sorted(accepted - set(passed) - {"sample_weight"})
+        offer = f"its options are {', '.join(taken)}" if taken else "it has none"
+        raise TypeError(f"{name} has no parameter {unknown[0]!r}; {offer}.")
     returning = [
         f"{k}={v!r}"
         for k, v in sorted(options.items())
@@ -266,11 +264,15 @@ def make_calibration_scorer(
     [-0.076, -0.082, -0.046, -0.052, -0.046]
     """
     from skcal.regression._scorer import RegressionScorer, regression_arguments
+    from skcal.regression._validation import check_quantile_levels
 
     sign = 1 if greater_is_better else -1
     passed = regression_arguments(score_func)
     if passed is not None:
         _check_scorer_options(score_func, kwargs, passed)
+        if kwargs.get("quantiles") is not None:
+            # Levels out of order would fail in every fold: refused here.
+            check_quantile_levels(kwargs["quantiles"])
         return RegressionScorer(score_func, sign, kwargs)
     _check_scorer_options(score_func, kwargs, ("y_true", "y_prob"))
     return _CalibrationScorer(score_func, sign, kwargs)

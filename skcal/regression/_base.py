@@ -85,26 +85,47 @@ def model_levels(estimator):
     return getattr(estimator, "quantiles", None) if levels is None else levels
 
 
+def _own_columns(estimator, own, levels):
+    """The columns of a quantile model's predictions at ``levels``.
+
+    Each level must be one of the model's own levels, ``own``.
+    """
+    columns = np.clip(np.searchsorted(own, levels), 0, own.shape[0] - 1)
+    missing = levels[~np.isclose(own[columns], levels, rtol=0.0, atol=1e-12)]
+    if missing.size:
+        raise ValueError(
+            f"{type(estimator).__name__} predicts the quantiles of the levels "
+            f"{own.tolist()} only, not {missing.tolist()}: ask for some of its "
+            "levels, or use a model with predict_quantiles."
+        )
+    return columns
+
+
 def predicted_quantiles(estimator, X, quantiles=None, *, gaussian_owner=None):
     """Predicted quantiles of a fitted regressor and their levels.
 
     A quantile model (see :func:`model_levels`) predicts its own levels
-    when ``quantiles`` is None; a model with ``predict_quantiles``
-    (skcal's Gaussian recalibrators) predicts ``quantiles``; any other model
-    predicts means and standard deviations, whose Gaussian quantiles are
-    taken, unless ``gaussian_owner`` (who asks, for the message) says they
-    may not be. Without levels from either side, 0.05, 0.10, ..., 0.95.
+    when ``quantiles`` is None, and a subset of them when asked; a model
+    with ``predict_quantiles`` (skcal's Gaussian recalibrators) predicts
+    ``quantiles``; any other model predicts means and standard deviations,
+    whose Gaussian quantiles are taken, unless ``gaussian_owner`` (who asks,
+    for the message) says they may not be. Without levels from either side,
+    0.05, 0.10, ..., 0.95.
     """
     own = model_levels(estimator)
-    if own is not None and quantiles is None:
-        levels = check_quantile_levels(own, "the quantiles of the estimator")
-        return quantile_predictions(estimator, X, levels.shape[0]), levels
+    if own is not None:
+        own = check_quantile_levels(own, "the quantiles of the estimator")
+        if quantiles is None:
+            return quantile_predictions(estimator, X, own.shape[0]), own
     levels = DEFAULT_LEVELS if quantiles is None else check_quantile_levels(quantiles)
     if callable(getattr(estimator, "predict_quantiles", None)):
         try:
             return estimator.predict_quantiles(X, levels), levels
         except AttributeError:  # a cross-fitted quantile model
             pass
+    if own is not None:
+        columns = _own_columns(estimator, own, levels)
+        return quantile_predictions(estimator, X, own.shape[0])[:, columns], levels
     if gaussian_owner is not None:
         raise ValueError(
             f"{type(estimator).__name__} has no quantiles: {gaussian_owner} needs "
@@ -166,6 +187,7 @@ class QuantileScoreMixin:
         levels = getattr(self, "quantiles_", None)
         if levels is None:
             return super().score(X, y, sample_weight=sample_weight)
+        y = check_fit_target(y, type(self).__name__)
         data = check_quantile_inputs(y, self.predict(X), levels, sample_weight)
         scores = [
             d2_pinball_score(

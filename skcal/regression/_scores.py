@@ -82,15 +82,16 @@ def crps_terms(residual, y_std):
 def mean_pinball_losses(y, q, levels, sample_weight):
     """The (weighted) mean pinball loss of each level, shape ``(n_levels,)``.
 
-    :math:`\\max(\\tau d, (\\tau - 1) d) = \\tau d - \\min(d, 0)` for
-    :math:`d = y - q`, so the mean loss of level :math:`\\tau` is
-    :math:`\\tau \\bar d - \\overline{\\min(d, 0)}`: one ``(n, n_levels)``
-    array, clipped in place, instead of three.
+    :math:`\\max(\\tau d, (\\tau - 1) d)` for :math:`d = y - q` is
+    :math:`d` times :math:`\\tau` or :math:`\\tau - 1` by its sign: one
+    product per entry, exact to rounding at every level (the shorter
+    :math:`\\tau \\bar d - \\overline{\\min(d, 0)}` loses digits as
+    :math:`\\tau` nears 0 or 1), in two ``(n, n_levels)`` arrays.
     """
-    diff = y[:, None] - q
-    mean_diff = weighted_mean(diff, sample_weight)
-    mean_negative = weighted_mean(np.minimum(diff, 0.0, out=diff), sample_weight)
-    return levels * mean_diff - mean_negative
+    with np.errstate(over="ignore"):  # an infinite distance is an infinite loss
+        diff = y[:, None] - q
+        diff *= np.where(diff < 0.0, levels - 1.0, levels)
+    return weighted_mean(diff, sample_weight)
 
 
 @validate_params(GAUSSIAN_CONSTRAINTS, prefer_skip_nested_validation=True)

@@ -958,6 +958,22 @@ def test_gaussian_models_keep_r2_score(global_random_seed):
     assert model.score(X[100:], y[100:]) == pytest.approx(r2, rel=1e-12)
 
 
+def test_quantile_model_score_takes_targets_as_fit_does(global_random_seed):
+    """Check score takes a column vector, a one-column frame and object numbers.
+
+    fit takes them (as scikit-learn's regressors do); score refusing them
+    made model selection with the default scoring return NaN (review).
+    """
+    pd = pytest.importorskip("pandas")
+    X, y = _features(global_random_seed, n=90)
+    model = MultiQuantileRegressor(QuantileRegressor(alpha=0.0, solver="highs"))
+    model.fit(X[:60], y[:60])
+    expected = model.score(X[60:], y[60:])
+    assert model.score(X[60:], y[60:, None]) == expected
+    assert model.score(X[60:], pd.DataFrame({"y": y[60:]})) == expected
+    assert model.score(X[60:], y[60:].astype(object)) == expected
+
+
 def test_quantile_model_score_rejects_bad_targets():
     """Check that score goes through the quantile input contract."""
     X, y = _features(0, n=60)
@@ -967,7 +983,7 @@ def test_quantile_model_score_rejects_bad_targets():
         clone(model).score(X, y)
     bad = y.copy()
     bad[0] = np.inf
-    with pytest.raises(ValueError, match="y_true contains 1 NaN or infinite"):
+    with pytest.raises(ValueError, match="^y contains 1 NaN or infinite"):
         model.score(X, bad)
     with pytest.raises(ValueError, match="sample_weight contains 1 negative"):
         model.score(X, y, sample_weight=np.r_[-1.0, np.ones(59)])

@@ -481,3 +481,29 @@ def test_make_scorer_rejects_regression_functions_that_are_not_measures():
 
     with pytest.raises(TypeError, match="not a measure of one number.*pinball_loss"):
         make_calibration_scorer(error_variance_ratio)
+
+
+def test_quantile_model_scored_at_some_of_its_levels(global_random_seed):
+    """Check quantiles=[...] picks a quantile model's own columns, or says why not."""
+    X, y = _data(global_random_seed)
+    model = _quantile_model().fit(X, y)
+    scorer = make_calibration_scorer(pinball_loss, quantiles=[0.1, 0.9])
+    expected = pinball_loss(y, model.predict(X)[:, [0, 2]], quantiles=[0.1, 0.9])
+    assert_allclose(scorer(model, X, y), -expected, rtol=1e-12)
+    other = make_calibration_scorer(pinball_loss, quantiles=[0.1, 0.25])
+    with pytest.raises(
+        ValueError,
+        match=r"predicts the quantiles of the levels \[0.1, 0.5, 0.9\] only, not "
+        r"\[0.25\]",
+    ):
+        other(model, X, y)
+
+
+def test_make_scorer_checks_levels_and_lists_options():
+    """Check levels are checked when the scorer is made, and the options message."""
+    with pytest.raises(ValueError, match="quantiles must be strictly increasing"):
+        make_calibration_scorer(pinball_loss, quantiles=[0.9, 0.1])
+    with pytest.raises(TypeError, match="has no parameter 'foo'; it has none"):
+        make_calibration_scorer(gaussian_crps, foo=1)
+    with pytest.raises(TypeError, match="its options are multioutput, quantiles\\."):
+        make_calibration_scorer(pinball_loss, foo=1)

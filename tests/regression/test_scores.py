@@ -135,6 +135,27 @@ def test_scores_match_scoringrules(global_random_seed, weighted):
     assert_allclose(got, per_level, rtol=1e-12)
 
 
+@pytest.mark.parametrize("level", [1e-9, 1e-4, 0.5, 1 - 1e-4, 1 - 1e-9])
+def test_pinball_loss_exact_at_extreme_levels(global_random_seed, level):
+    """Check the pinball loss to rounding at levels near 0 and 1 (review).
+
+    A form tau * mean(d) - mean(min(d, 0)) lost up to 7e-8 of the value at
+    tau = 1 - 1e-9; the reference takes each entry's maximum.
+    """
+    rng = np.random.RandomState(global_random_seed)
+    y = rng.normal(scale=100.0, size=300)
+    q = rng.normal(scale=100.0, size=(300, 1))
+    d = y[:, None] - q
+    expected = np.mean(np.maximum(level * d, (level - 1.0) * d))
+    assert_allclose(pinball_loss(y, q, quantiles=[level]), expected, rtol=1e-14)
+
+
+def test_pinball_loss_of_overflowing_differences():
+    """Check an outcome infinitely far from its quantile gives inf, not NaN."""
+    got = pinball_loss([-1e308, 0.0], [[1e308], [0.0]], quantiles=[0.5])
+    assert got == np.inf
+
+
 @pytest.mark.parametrize("weighted", [False, True])
 def test_dawid_sebastiani_is_twice_log_loss(global_random_seed, weighted):
     """Check DSS = 2 NLL - log(2 pi) for Gaussian predictions."""
