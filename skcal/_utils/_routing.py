@@ -13,6 +13,7 @@ import warnings
 
 from sklearn import get_config
 from sklearn.model_selection import check_cv
+from sklearn.utils import get_tags
 from sklearn.utils.metadata_routing import (
     MetadataRouter,
     MethodMapping,
@@ -28,7 +29,7 @@ def routed_fit_params(owner, sample_weight, fit_params, role):
     ----------
     owner : estimator
         The meta-estimator, with ``estimator`` and ``cv`` parameters and the
-        routing of :func:`estimator_and_splitter_routing`.
+        routing of :class:`CrossFitMixin`.
     sample_weight : ndarray or None
         The validated weights.
     fit_params : dict
@@ -65,22 +66,35 @@ def routed_fit_params(owner, sample_weight, fit_params, role):
     return params, {}
 
 
-def estimator_and_splitter_routing(owner):
-    """The routing of ``owner.fit``: to the estimator's ``fit`` and the splitter.
+class CrossFitMixin:
+    """Routing and input tags of a meta-estimator that fits ``estimator`` on folds.
 
-    Returns
-    -------
-    routing : :class:`~sklearn.utils.metadata_routing.MetadataRouter`
+    ``fit``'s metadata go to the estimator's ``fit`` and the splitter's
+    ``split``; sparse input is accepted when the estimator accepts it.
     """
-    return (
-        MetadataRouter(owner=owner)
-        .add_self_request(owner)
-        .add(
-            estimator=owner.estimator,
-            method_mapping=MethodMapping().add(caller="fit", callee="fit"),
+
+    def get_metadata_routing(self):
+        """Where the metadata of ``fit`` go: the wrapped model and the splitter.
+
+        Returns
+        -------
+        routing : :class:`~sklearn.utils.metadata_routing.MetadataRouter`
+            The routing information.
+        """
+        return (
+            MetadataRouter(owner=self)
+            .add_self_request(self)
+            .add(
+                estimator=self.estimator,
+                method_mapping=MethodMapping().add(caller="fit", callee="fit"),
+            )
+            .add(
+                splitter=check_cv(self.cv),
+                method_mapping=MethodMapping().add(caller="fit", callee="split"),
+            )
         )
-        .add(
-            splitter=check_cv(owner.cv),
-            method_mapping=MethodMapping().add(caller="fit", callee="split"),
-        )
-    )
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = get_tags(self.estimator).input_tags.sparse
+        return tags

@@ -11,14 +11,14 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.model_selection import check_cv
-from sklearn.utils import get_tags, indexable
+from sklearn.utils import indexable
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from skcal._param_validation import HasMethods, fit_context
 from skcal._typing import CVLike
 from skcal._utils._indexing import take_rows
-from skcal._utils._routing import estimator_and_splitter_routing, routed_fit_params
+from skcal._utils._routing import CrossFitMixin, routed_fit_params
 from skcal._validation import (
     check_partition,
     check_recalibration_target,
@@ -124,7 +124,11 @@ def _out_of_fold_scores(estimator, X, y, fold, fit_params, classes, response):
 
 
 class RecalibratedClassifierCV(
-    ArgmaxPredictMixin, ClassifierMixin, MetaEstimatorMixin, BaseEstimator
+    ArgmaxPredictMixin,
+    CrossFitMixin,
+    ClassifierMixin,
+    MetaEstimatorMixin,
+    BaseEstimator,
 ):
     """Fit a classifier and recalibrate it on out-of-fold scores.
 
@@ -457,18 +461,3 @@ class RecalibratedClassifierCV(
         (recal,) = self.calibrated_classifiers_
         scores, _ = classifier_scores(self.estimator_, X, recal.response_method)
         return recal.predict_proba(scores)
-
-    def get_metadata_routing(self):
-        """Where the metadata of ``fit`` go: the classifier and the splitter.
-
-        Returns
-        -------
-        routing : :class:`~sklearn.utils.metadata_routing.MetadataRouter`
-            The routing information.
-        """
-        return estimator_and_splitter_routing(self)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = get_tags(self.estimator).input_tags.sparse
-        return tags

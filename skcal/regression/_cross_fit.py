@@ -10,14 +10,14 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, RegressorMixin, clone
 from sklearn.model_selection import check_cv
-from sklearn.utils import get_tags, indexable
+from sklearn.utils import indexable
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted
 
 from skcal._param_validation import HasMethods, fit_context
 from skcal._typing import CVLike
 from skcal._utils._indexing import take_rows
-from skcal._utils._routing import estimator_and_splitter_routing, routed_fit_params
+from skcal._utils._routing import CrossFitMixin, routed_fit_params
 from skcal._validation import check_partition, check_sample_weight
 from skcal.calibration._cross_fit import _rows_of_params
 from skcal.regression._base import (
@@ -52,7 +52,7 @@ def _out_of_fold(estimator, X, y, train, test, fit_params, kind):
 
 
 class RecalibratedRegressorCV(
-    QuantileScoreMixin, MetaEstimatorMixin, RegressorMixin, BaseEstimator
+    QuantileScoreMixin, CrossFitMixin, MetaEstimatorMixin, RegressorMixin, BaseEstimator
 ):
     """Fit a regressor and recalibrate it on out-of-fold predictions.
 
@@ -278,18 +278,3 @@ class RecalibratedRegressorCV(
                 "model's own levels come from predict."
             )
         return self.recalibrator_.predict_quantiles(predictions, quantiles)
-
-    def get_metadata_routing(self):
-        """Where the metadata of ``fit`` go: the regressor and the splitter.
-
-        Returns
-        -------
-        routing : :class:`~sklearn.utils.metadata_routing.MetadataRouter`
-            The routing information.
-        """
-        return estimator_and_splitter_routing(self)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = get_tags(self.estimator).input_tags.sparse
-        return tags
