@@ -232,26 +232,6 @@ def _brier_slope(logits, y, sample_weight, temperature):
     return -2.0 * float(np.average(per_row, weights=sample_weight))
 
 
-def _polished_brier_temperature(logits, y, sample_weight, temperature):
-    """The Brier temperature refined to the root of its derivative, when bracketed.
-
-    The function values of a minimum are flat to rounding over a relative
-    width of about 1e-8, which bounds a search on them; the derivative's
-    root is found to rounding. Without a sign change within
-    ``_POLISH_RADIUS`` of the log of ``temperature`` (a minimum at the end
-    of the search range), ``temperature`` is returned.
-    """
-
-    def slope(shift):
-        return _brier_slope(logits, y, sample_weight, temperature * np.exp(shift))
-
-    low, high = slope(-_POLISH_RADIUS), slope(_POLISH_RADIUS)
-    if not (low < 0.0 < high):
-        return temperature
-    shift = brentq(slope, -_POLISH_RADIUS, _POLISH_RADIUS, xtol=_SHIFT_XTOL)
-    return float(temperature * np.exp(shift))
-
-
 def fit_temperature(logits, y, sample_weight, loss):
     """The temperature minimising the mean log loss or Brier score of the logits.
 
@@ -280,29 +260,38 @@ def fit_temperature(logits, y, sample_weight, loss):
     sample_weight = normalized_weights(sample_weight)
     if loss == "log":
         return float(spread / _log_loss_beta(logits, y, sample_weight))
-    # The Brier score need not be unimodal in log(1/T): a coarse grid first
-    # brackets its smallest value.
+    return float(spread * _brier_temperature(logits, y, sample_weight))
+
+
+def _brier_temperature(logits, y, sample_weight):
+    """The temperature minimising the mean Brier score of row-shifted logits.
+
+    The score need not be unimodal in :math:`\\log \\beta`: a coarse grid
+    first brackets its smallest value, and the derivative's root in the
+    bracket is the answer. Without a sign change there (a minimum at the end
+    of the range), or at a root that is not a minimum, Brent's search on the
+    values is refined by the derivative's root within ``_POLISH_RADIUS`` of
+    it (function values are flat to rounding over a relative width of about
+    1e-8, the root is found to rounding), if there is one.
+    """
     mean_brier = _brier_loss(logits, y, sample_weight)
     grid = np.linspace(-_LOG_BETA_BOUND, _LOG_BETA_BOUND, _BRIER_GRID)
     best = _brier_grid_minimum(logits, y, sample_weight, grid)
     bounds = (grid[max(best - 1, 0)], grid[min(best + 1, _BRIER_GRID - 1)])
     temperature = _brier_root_temperature(logits, y, sample_weight, bounds)
-    if temperature is None or mean_brier(-math.log(temperature)) > mean_brier(
+    if temperature is not None and mean_brier(-math.log(temperature)) <= mean_brier(
         grid[best]
     ):
-        # No sign change of the derivative in the bracket (a minimum at the
-        # end of the range), or a root that is not a minimum: Brent's search
-        # on the values, then the root near it.
-        result = minimize_scalar(
-            mean_brier,
-            bounds=bounds,
-            method="bounded",
-            options={"xatol": 64 * np.finfo(np.float64).eps},
-        )
-        temperature = _polished_brier_temperature(
-            logits, y, sample_weight, math.exp(-result.x)
-        )
-    return float(spread * temperature)
+        return temperature
+    log_beta = minimize_scalar(
+        mean_brier,
+        bounds=bounds,
+        method="bounded",
+        options={"xatol": 64 * np.finfo(np.float64).eps},
+    ).x
+    polish = (log_beta - _POLISH_RADIUS, log_beta + _POLISH_RADIUS)
+    temperature = _brier_root_temperature(logits, y, sample_weight, polish)
+    return math.exp(-log_beta) if temperature is None else temperature
 
 
 def _brier_root_temperature(logits, y, sample_weight, bounds):
