@@ -264,15 +264,11 @@ def make_calibration_scorer(
     [-0.076, -0.082, -0.046, -0.052, -0.046]
     """
     from skcal.regression._scorer import RegressionScorer, regression_arguments
-    from skcal.regression._validation import check_quantile_levels
 
     sign = 1 if greater_is_better else -1
     passed = regression_arguments(score_func)
     if passed is not None:
         _check_scorer_options(score_func, kwargs, passed)
-        if kwargs.get("quantiles") is not None:
-            # Levels out of order would fail in every fold: refused here.
-            check_quantile_levels(kwargs["quantiles"])
         return RegressionScorer(score_func, sign, kwargs)
     _check_scorer_options(score_func, kwargs, ("y_true", "y_prob"))
     return _CalibrationScorer(score_func, sign, kwargs)

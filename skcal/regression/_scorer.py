@@ -19,6 +19,7 @@ from skcal.regression._scores import (
     gaussian_log_loss,
     pinball_loss,
 )
+from skcal.regression._validation import check_quantile_levels
 
 GAUSSIAN_MEASURES = (
     dawid_sebastiani_score,
@@ -36,8 +37,14 @@ class RegressionScorer(RoutedScorer):
     ``predict(X, return_std=True)``; a quantile measure the quantiles of
     :func:`~skcal.regression._base.predicted_quantiles`: a quantile model's
     own, or those of ``predict_quantiles`` at the levels given as an
-    option.
+    option; the levels are checked when the scorer is made, as they would
+    fail in every fold.
     """
+
+    def __init__(self, score_func, sign, kwargs):
+        if kwargs.get("quantiles") is not None:
+            check_quantile_levels(kwargs["quantiles"])
+        super().__init__(score_func, sign, kwargs)
 
     def __call__(self, estimator, X, y_true, sample_weight=None, **kwargs):
         """Evaluate the measure on the estimator's predictions of ``X``.
