@@ -12,6 +12,7 @@ from numpy.testing import assert_allclose
 from scipy import integrate, stats
 
 from skcal.regression import pit_calibration_error, pit_uniformity_test, pit_values
+from tests.regression._strategies import gaussian_rows
 
 NORMS = ("l1", "l2", "max")
 
@@ -270,18 +271,6 @@ def test_pit_test_p_value_extremes():
 # ---------------------------------------------------------------------------
 # Properties
 # ---------------------------------------------------------------------------
-
-
-@st.composite
-def gaussian_rows(draw, max_size=15):
-    """``(y, mu, sigma, w)``: Gaussian predictions and positive weights."""
-    n = draw(st.integers(1, max_size))
-
-    def vector(lo, hi):
-        values = st.floats(lo, hi, allow_nan=False, allow_infinity=False)
-        return np.array(draw(st.lists(values, min_size=n, max_size=n)))
-
-    return vector(-5, 5), vector(-5, 5), vector(0.2, 5), vector(0.1, 10)
 
 
 def _pit_results(y, mu, sigma, w):

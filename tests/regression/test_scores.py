@@ -20,6 +20,7 @@ from skcal.regression import (
     gaussian_log_loss,
     pinball_loss,
 )
+from tests.regression._strategies import gaussian_rows as shared_gaussian_rows
 
 GAUSSIAN_SCORES = [dawid_sebastiani_score, gaussian_log_loss, gaussian_crps]
 LEVELS = np.array([0.05, 0.25, 0.5, 0.8, 0.95])
@@ -349,16 +350,9 @@ def test_error_variance_ratio_of_calibrated_variances(global_random_seed):
 # ---------------------------------------------------------------------------
 
 
-@st.composite
-def gaussian_rows(draw, max_size=15):
-    """``(y, mu, sigma, w)``: Gaussian predictions and positive weights."""
-    n = draw(st.integers(1, max_size))
-
-    def vector(lo, hi):
-        values = st.floats(lo, hi, allow_nan=False, allow_infinity=False)
-        return np.array(draw(st.lists(values, min_size=n, max_size=n)))
-
-    return vector(-50, 50), vector(-50, 50), vector(0.05, 20), vector(0.1, 10)
+def gaussian_rows(max_size=15):
+    """Wider rows than the PIT's: outcomes in [-50, 50], deviations in [0.05, 20]."""
+    return shared_gaussian_rows(max_size, spread=50.0, std=(0.05, 20.0))
 
 
 @st.composite
