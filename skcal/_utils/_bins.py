@@ -32,7 +32,7 @@ import numpy as np
 
 STRATEGIES = ("uniform", "quantile")
 
-# Rows processed per block in `bin_sums`: small enough that the temporaries
+# Rows processed per block in `outcome_sums`: small enough that the temporaries
 # stay in cache, large enough that the Python loop costs nothing.
 _BLOCK = 1 << 15
 
@@ -111,9 +111,10 @@ def _slots(binning, p, out, work):
     np.subtract(slots, scaled, out=scaled)
     np.subtract(scaled, 0.5, out=scaled)
     np.abs(scaled, out=scaled)
-    near = scaled >= 0.5 - n_bins * _EDGE_RTOL
-    if near.any():
-        idx = np.flatnonzero(near)
+    threshold = 0.5 - n_bins * _EDGE_RTOL
+    # A maximum first: no (n,) mask is allocated unless some p is near an edge.
+    if scaled.shape[0] and scaled.max() >= threshold:
+        idx = np.flatnonzero(scaled >= threshold)
         slots[idx] = np.searchsorted(binning.edges, p[idx], side="left")
     return slots
 
@@ -197,8 +198,14 @@ class BinSums(NamedTuple):
     n_effective: np.ndarray | None
 
 
-def bin_sums(binning, y, p, sample_weight=None, *, moments=False):
-    """Sum weights, predictions and outcomes per bin in one O(n) pass.
+def outcome_sums(binning, y, p, sample_weight=None, *, squares=False):
+    """Per-bin sums split by outcome, in one blocked O(n) pass.
+
+    Each row goes to code ``2 * slot + y`` (see :func:`_slots`), so that one
+    ``bincount`` gives a bin's sum over its non-events and over its events.
+    The rows are read in blocks into buffers allocated once: nothing of
+    size n is allocated, which keeps the pass fast where the allocator
+    returns every large block to the system (as Dask's workers ask).
 
     Parameters
     ----------
@@ -210,20 +217,22 @@ def bin_sums(binning, y, p, sample_weight=None, *, moments=False):
         float64 predictions in [0, 1].
     sample_weight : ndarray of shape (n_samples,) or None
         Non-negative weights.
-    moments : bool, default=False
-        Also return ``count`` and ``n_effective`` (for debiased estimators
-        and intervals).
+    squares : bool, default=False
+        Also sum the squared weights and count the rows of positive weight
+        (with weights only; without, both equal the weight).
 
     Returns
     -------
-    sums : BinSums
+    sums : ndarray of shape (n_channels, n_bins, 2)
+        ``[..., 0]`` over non-events and ``[..., 1]`` over events of the
+        weight, the weighted sum of ``p`` and, with ``squares`` and
+        weights, the sum of squared weights and the number of rows of
+        positive weight.
     """
     n = p.shape[0]
-    # Slot 0 holds the predictions equal to 0 (merged into bin 0 below); each
-    # row goes to code 2 * slot + y, so that one bincount gives both the
-    # weight of a bin and the weight of its events.
+    n_channels = 4 if squares and sample_weight is not None else 2
     size = 2 * (binning.n_bins + 1)
-    acc = np.zeros((2, size))
+    acc = np.zeros((n_channels, size))
     # Blocks keep temporaries in cache; with many bins they grow, so that the
     # O(n_bins) work per block stays O(n) in total.
     block = min(max(_BLOCK, 4 * size), n)
@@ -237,18 +246,47 @@ def bin_sums(binning, y, p, sample_weight=None, *, moments=False):
         np.add(code, y[start:stop], out=code, casting="unsafe")
         slots = codes[: stop - start]
         np.copyto(slots, code, casting="unsafe")
+        # bincount copies weights that are not writeable (validated inputs are
+        # read-only views), so it is given them in the writeable buffers.
+        product = work[: stop - start]
         if sample_weight is None:
             acc[0] += np.bincount(slots, minlength=size)
-            acc[1] += np.bincount(slots, weights=pc, minlength=size)
-        else:
-            wc = sample_weight[start:stop]
-            acc[0] += np.bincount(slots, weights=wc, minlength=size)
-            acc[1] += np.bincount(slots, weights=pc * wc, minlength=size)
-    events = acc[0, 1::2].copy()
-    totals = acc[:, 0::2] + acc[:, 1::2]
-    totals[:, 1] += totals[:, 0]
-    events[1] += events[0]
-    totals, events = totals[:, 1:], events[1:]
+            np.copyto(product, pc)
+            acc[1] += np.bincount(slots, weights=product, minlength=size)
+            continue
+        wc = code  # free once the codes are copied out
+        np.copyto(wc, sample_weight[start:stop])
+        acc[0] += np.bincount(slots, weights=wc, minlength=size)
+        np.multiply(pc, wc, out=product)
+        acc[1] += np.bincount(slots, weights=product, minlength=size)
+        if squares:
+            np.multiply(wc, wc, out=product)
+            acc[2] += np.bincount(slots, weights=product, minlength=size)
+            np.greater(wc, 0.0, out=product)
+            acc[3] += np.bincount(slots, weights=product, minlength=size)
+    # Slot 0 holds the predictions equal to 0: they belong to bin 0 (slot 1).
+    acc = acc.reshape(n_channels, -1, 2)
+    acc[:, 1] += acc[:, 0]
+    return acc[:, 1:]
+
+
+def bin_sums(binning, y, p, sample_weight=None, *, moments=False):
+    """Sum weights, predictions and outcomes per bin in one O(n) pass.
+
+    Parameters
+    ----------
+    binning, y, p, sample_weight
+        As for :func:`outcome_sums`.
+    moments : bool, default=False
+        Also return ``count`` and ``n_effective`` (for debiased estimators
+        and intervals).
+
+    Returns
+    -------
+    sums : BinSums
+    """
+    split = outcome_sums(binning, y, p, sample_weight)
+    totals, events = split.sum(axis=2), split[0, :, 1].copy()
     count = n_effective = None
     if moments:
         count, n_effective = _bin_sizes(binning, p, sample_weight, totals[0])

@@ -86,8 +86,12 @@ def linear_binning(p, y, sample_weight, n_intervals, channels):
                     np.multiply(v, wc, out=v)
             elif channel == "outcome":
                 v = np.multiply(yc, 1.0 if wc is None else wc, out=values[:m])
+            elif wc is not None:
+                # A copy: bincount copies weights that are not writeable.
+                v = values[:m]
+                np.copyto(v, wc)
             else:
-                v = wc
+                v = None
             if v is None:  # unweighted counts
                 totals[j] += np.bincount(cell, minlength=size)
                 uppers[j] += np.bincount(cell, weights=frac, minlength=size)

@@ -13,12 +13,9 @@ when two sets of rows are merged.
 
 import numpy as np
 
-from skcal._utils._bins import uniform_binning
+from skcal._utils._bins import outcome_sums, uniform_binning
 
 CELL_CHANNELS = ("weight", "sum_p", "sum_y", "sum_yp", "weight_sq", "n_rows")
-
-# Rows per block of `cell_totals`: temporaries of 2 MiB stay in cache.
-_BLOCK = 1 << 18
 
 
 def cell_totals(y, p, sample_weight, n_cells):
@@ -39,29 +36,9 @@ def cell_totals(y, p, sample_weight, n_cells):
     -------
     totals : ndarray of shape (len(CELL_CHANNELS), n_cells)
     """
-    binning = uniform_binning(n_cells)
-    totals = np.zeros((len(CELL_CHANNELS), n_cells))
-    size = 2 * n_cells
-    for start in range(0, p.shape[0], _BLOCK):
-        block = slice(start, start + _BLOCK)
-        pc = p[block]
-        wc = None if sample_weight is None else sample_weight[block]
-        cells = binning.assign(pc)
-        # Code 2 * cell + y: one bincount splits each cell's sums by outcome.
-        codes = 2 * cells + y[block]
-        by_outcome = np.bincount(codes, wc, size).reshape(n_cells, 2)
-        p_by_outcome = np.bincount(codes, pc if wc is None else pc * wc, size).reshape(
-            n_cells, 2
-        )
-        weight = by_outcome.sum(axis=1)
-        totals[0] += weight
-        totals[1] += p_by_outcome.sum(axis=1)
-        totals[2] += by_outcome[:, 1]
-        totals[3] += p_by_outcome[:, 1]
-        if wc is None:
-            totals[4] += weight
-            totals[5] += weight
-        else:
-            totals[4] += np.bincount(cells, wc * wc, n_cells)
-            totals[5] += np.bincount(cells, wc > 0, n_cells)
-    return totals
+    split = outcome_sums(uniform_binning(n_cells), y, p, sample_weight, squares=True)
+    totals = split.sum(axis=2)
+    weight_sq, n_rows = (totals[0], totals[0]) if len(totals) == 2 else totals[2:]
+    return np.stack(
+        [totals[0], totals[1], split[0, :, 1], split[1, :, 1], weight_sq, n_rows]
+    )

@@ -9,6 +9,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 from skcal._utils._bins import (
     bin_sums,
     make_binning,
+    outcome_sums,
     resolve_n_bins,
     weighted_quantile_edges,
 )
@@ -60,6 +61,41 @@ def test_bin_sums_blocks_do_not_matter(global_random_seed, monkeypatch):
     blocked = bin_sums(binning, y, p, w, moments=True)
     for a, b in zip(whole, blocked, strict=True):
         assert_allclose(a, b, rtol=1e-12)
+
+
+@pytest.mark.parametrize("block", [7, 1 << 15])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_outcome_sums_equal_a_loop_over_rows(
+    global_random_seed, monkeypatch, block, weighted
+):
+    """Check the blocked, buffered pass against sums row by row.
+
+    Read-only inputs (as validated data are) with predictions on the edges,
+    at 0 and at 1, and zero weights; the inputs are left as they were.
+    """
+    import skcal._utils._bins as binning_module
+
+    rng = np.random.RandomState(global_random_seed)
+    n_bins = 25
+    p = np.r_[rng.uniform(size=300), 0.0, 1.0, 0.28, 0.04, 7 / 25]
+    y = (rng.uniform(size=p.size) < p).astype(np.int8)
+    w = rng.exponential(size=p.size) * (rng.uniform(size=p.size) > 0.2)
+    w = w if weighted else None
+    for array in (p, y, w):
+        if array is not None:
+            array.flags.writeable = False
+    binning = make_binning(p, None, n_bins, "uniform")
+    monkeypatch.setattr(binning_module, "_BLOCK", block)
+    split = outcome_sums(binning, y, p, w, squares=True)
+    expected = np.zeros((4 if weighted else 2, n_bins, 2))
+    for i in range(p.size):
+        # The bin of (e_j, e_{j + 1}], with p = 0 in the first.
+        j = max(int(np.searchsorted(binning.edges, p[i], side="left")) - 1, 0)
+        weight = 1.0 if w is None else w[i]
+        row = [weight, weight * p[i], weight * weight, float(weight > 0)]
+        expected[:, j, y[i]] += row[: expected.shape[0]]
+    assert_allclose(split, expected, rtol=1e-12, atol=1e-13)
+    assert not p.flags.writeable and p[-5] == 0.0
 
 
 def test_weighted_quantiles_equal_repetition(global_random_seed):
