@@ -62,6 +62,13 @@ def binary_score(y, p, loss):
         ``(p - y)**2``, or ``-log p`` if ``y = 1`` and ``-log(1 - p)`` if
         ``y = 0``.
     """
+    if loss == "log":
+        # One logarithm per row, of the probability given to the outcome (the
+        # divergence from a 0/1 outcome would take two).
+        score = np.where(y, p, 1.0 - np.asarray(p, dtype=np.float64))
+        with np.errstate(divide="ignore"):
+            np.log(score, out=score)
+        return np.negative(score, out=score)
     y = np.asarray(y, dtype=np.float64)
     return binary_divergence(p, y, loss)
 

@@ -319,8 +319,11 @@ class CalibrationSummary:
             kernel = np.stack(
                 [linear_binning(p, y, w, n_intervals, CHANNELS) for y, p in views]
             )
+        scalars = np.stack([view_scalars(y, p, w, self.scores) for y, p in views])
         full = np.zeros(2)
-        if self.scores:
+        if self.scores and data.binary and reduction == "positive":
+            full[:] = scalars[0, :2]  # the view is the whole distribution
+        elif self.scores:
             full[:] = [positive_total(full_scores(data, loss), w) for loss in LOSSES]
         return _State(
             classes=data.classes,
@@ -329,7 +332,7 @@ class CalibrationSummary:
             reduction=reduction,
             cells=np.stack([cell_totals(y, p, w, self.n_cells) for y, p in views]),
             kernel=kernel,
-            scalars=np.stack([view_scalars(y, p, w, self.scores) for y, p in views]),
+            scalars=scalars,
             full=full,
             n_samples=int(data.y_true.shape[0]),
             exponent=math.frexp(data.weight_scale)[1] - 1,
