@@ -202,10 +202,11 @@ def outcome_sums(binning, y, p, sample_weight=None, *, squares=False):
     """Per-bin sums split by outcome, in one blocked O(n) pass.
 
     Each row goes to code ``2 * slot + y`` (see :func:`_slots`), so that one
-    ``bincount`` gives a bin's sum over its non-events and over its events.
-    The rows are read in blocks into buffers allocated once: nothing of
-    size n is allocated, which keeps the pass fast where the allocator
-    returns every large block to the system (as Dask's workers ask).
+    in-place addition (``np.add.at``) gives a bin's sum over its non-events
+    and over its events. The rows are read in blocks into buffers allocated
+    once: nothing of size n, nor of the bins per block, is allocated, which
+    keeps the pass fast where the allocator returns every large block to
+    the system (as Dask's workers ask).
 
     Parameters
     ----------
@@ -233,9 +234,7 @@ def outcome_sums(binning, y, p, sample_weight=None, *, squares=False):
     n_channels = 4 if squares and sample_weight is not None else 2
     size = 2 * (binning.n_bins + 1)
     acc = np.zeros((n_channels, size))
-    # Blocks keep temporaries in cache; with many bins they grow, so that the
-    # O(n_bins) work per block stays O(n) in total.
-    block = min(max(_BLOCK, 4 * size), n)
+    block = min(_BLOCK, n)
     slot_buffer, work = np.empty(block), np.empty(block)
     codes = np.empty(block, dtype=np.intp)
     for start in range(0, n, block):
@@ -246,24 +245,18 @@ def outcome_sums(binning, y, p, sample_weight=None, *, squares=False):
         np.add(code, y[start:stop], out=code, casting="unsafe")
         slots = codes[: stop - start]
         np.copyto(slots, code, casting="unsafe")
-        # bincount copies weights that are not writeable (validated inputs are
-        # read-only views), so it is given them in the writeable buffers.
-        product = work[: stop - start]
+        # ufunc.at adds in place: unlike bincount, it allocates no array of the
+        # bins per call nor copies read-only weights (validated inputs are).
         if sample_weight is None:
-            acc[0] += np.bincount(slots, minlength=size)
-            np.copyto(product, pc)
-            acc[1] += np.bincount(slots, weights=product, minlength=size)
+            np.add.at(acc[0], slots, 1.0)
+            np.add.at(acc[1], slots, pc)
             continue
-        wc = code  # free once the codes are copied out
-        np.copyto(wc, sample_weight[start:stop])
-        acc[0] += np.bincount(slots, weights=wc, minlength=size)
-        np.multiply(pc, wc, out=product)
-        acc[1] += np.bincount(slots, weights=product, minlength=size)
+        wc, product = sample_weight[start:stop], work[: stop - start]
+        np.add.at(acc[0], slots, wc)
+        np.add.at(acc[1], slots, np.multiply(pc, wc, out=product))
         if squares:
-            np.multiply(wc, wc, out=product)
-            acc[2] += np.bincount(slots, weights=product, minlength=size)
-            np.greater(wc, 0.0, out=product)
-            acc[3] += np.bincount(slots, weights=product, minlength=size)
+            np.add.at(acc[2], slots, np.multiply(wc, wc, out=product))
+            np.add.at(acc[3], slots, np.greater(wc, 0.0, out=product))
     # Slot 0 holds the predictions equal to 0: they belong to bin 0 (slot 1).
     acc = acc.reshape(n_channels, -1, 2)
     acc[:, 1] += acc[:, 0]

@@ -10,9 +10,9 @@ band groups rows by the same cells.
 
 import numpy as np
 
-# Rows binned per block: temporaries stay small, and the O(grid) cost of each
-# `np.bincount` call is spread over at least as many rows as grid nodes.
-_BLOCK = 1 << 18
+# Rows binned per block: temporaries stay in cache, and the Python loop costs
+# nothing.
+_BLOCK = 1 << 15
 
 CHANNELS = ("residual", "weight", "outcome")
 
@@ -70,7 +70,7 @@ def linear_binning(p, y, sample_weight, n_intervals, channels):
     # n_intervals, with offset 0) and the part of it that goes up to j + 1.
     totals = np.zeros((len(channels), size))
     uppers = np.zeros((len(channels), size))
-    block = min(max(_BLOCK, 2 * size), n)
+    block = min(_BLOCK, n)
     offsets, values, product = np.empty(block), np.empty(block), np.empty(block)
     cells = np.empty(block, dtype=np.intp)
     for start in range(0, n, block):
@@ -86,19 +86,16 @@ def linear_binning(p, y, sample_weight, n_intervals, channels):
                     np.multiply(v, wc, out=v)
             elif channel == "outcome":
                 v = np.multiply(yc, 1.0 if wc is None else wc, out=values[:m])
-            elif wc is not None:
-                # A copy: bincount copies weights that are not writeable.
-                v = values[:m]
-                np.copyto(v, wc)
             else:
-                v = None
+                v = wc
+            # ufunc.at adds in place: unlike bincount, it allocates no array of
+            # the grid per call nor copies read-only weights.
             if v is None:  # unweighted counts
-                totals[j] += np.bincount(cell, minlength=size)
-                uppers[j] += np.bincount(cell, weights=frac, minlength=size)
+                np.add.at(totals[j], cell, 1.0)
+                np.add.at(uppers[j], cell, frac)
             else:
-                totals[j] += np.bincount(cell, weights=v, minlength=size)
-                up = np.multiply(v, frac, out=product[:m])
-                uppers[j] += np.bincount(cell, weights=up, minlength=size)
+                np.add.at(totals[j], cell, v)
+                np.add.at(uppers[j], cell, np.multiply(v, frac, out=product[:m]))
     totals -= uppers
     totals[:, 1:] += uppers[:, :-1]
     return totals

@@ -13,6 +13,7 @@ from skcal._utils._bins import (
     resolve_n_bins,
     weighted_quantile_edges,
 )
+from tests.utils._rows import read_only_rows
 
 
 @pytest.mark.parametrize("n", [1, 2, 26, 27, 28, 63, 64, 65, 10**6, 10**6 + 1, 10**9])
@@ -75,15 +76,9 @@ def test_outcome_sums_equal_a_loop_over_rows(
     """
     import skcal._utils._bins as binning_module
 
-    rng = np.random.RandomState(global_random_seed)
     n_bins = 25
-    p = np.r_[rng.uniform(size=300), 0.0, 1.0, 0.28, 0.04, 7 / 25]
-    y = (rng.uniform(size=p.size) < p).astype(np.int8)
-    w = rng.exponential(size=p.size) * (rng.uniform(size=p.size) > 0.2)
-    w = w if weighted else None
-    for array in (p, y, w):
-        if array is not None:
-            array.flags.writeable = False
+    special = [0.0, 1.0, 0.28, 0.04, 7 / 25]  # 0, 1 and edges
+    y, p, w = read_only_rows(global_random_seed, special, weighted)
     binning = make_binning(p, None, n_bins, "uniform")
     monkeypatch.setattr(binning_module, "_BLOCK", block)
     split = outcome_sums(binning, y, p, w, squares=True)
@@ -95,7 +90,7 @@ def test_outcome_sums_equal_a_loop_over_rows(
         row = [weight, weight * p[i], weight * weight, float(weight > 0)]
         expected[:, j, y[i]] += row[: expected.shape[0]]
     assert_allclose(split, expected, rtol=1e-12, atol=1e-13)
-    assert not p.flags.writeable and p[-5] == 0.0
+    assert not p.flags.writeable and p[-5] == 0.0 and p[-4] == 1.0
 
 
 def test_weighted_quantiles_equal_repetition(global_random_seed):

@@ -3,11 +3,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
 
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose
 
 from skcal._utils._grid import CHANNELS, halve_grid, linear_binning
+from tests.utils._rows import read_only_rows
 
 _unit = st.floats(0.0, 1.0, allow_nan=False)
 
@@ -52,3 +54,35 @@ def test_halving_keeps_batch_dimensions():
         assert_allclose(halved[index], halve_grid(masses[index]))
     # The total of each row is kept.
     assert_allclose(halved.sum(axis=-1), masses.sum(axis=-1))
+
+
+@pytest.mark.parametrize("block", [7, 1 << 15])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_linear_binning_equals_a_loop_over_rows(
+    global_random_seed, monkeypatch, block, weighted
+):
+    """Check the blocked, in-place binning against spreading each row by hand.
+
+    Read-only inputs (as validated data are) with predictions at 0, 1 and
+    on nodes, and zero weights; the inputs are left as they were.
+    """
+    import skcal._utils._grid as grid_module
+
+    n_intervals = 16
+    special = [0.0, 1.0, 0.5, 3 / 16]  # 0, 1 and nodes
+    y, p, w = read_only_rows(global_random_seed, special, weighted)
+    monkeypatch.setattr(grid_module, "_BLOCK", block)
+    masses = linear_binning(p, y, w, n_intervals, CHANNELS)
+    expected = np.zeros((len(CHANNELS), n_intervals + 1))
+    for i in range(p.size):
+        weight = 1.0 if w is None else w[i]
+        values = {"residual": weight * (p[i] - y[i]), "weight": weight}
+        values["outcome"] = weight * y[i]
+        j, s = divmod(p[i] * n_intervals, 1.0)
+        j = int(j)
+        for c, channel in enumerate(CHANNELS):
+            expected[c, j] += (1.0 - s) * values[channel]
+            if s > 0:
+                expected[c, j + 1] += s * values[channel]
+    assert_allclose(masses, expected, rtol=1e-12, atol=1e-13)
+    assert not p.flags.writeable and p[-4] == 0.0
