@@ -107,6 +107,8 @@ def _run(client, label, make, n, chunk, labels, columns=None):
         value = skdask.expected_calibration_error(y, p, labels=labels)
         elapsed = time.perf_counter() - start
     in_tasks = _task_seconds(stream.data, _SKCAL_TASKS)
+    if not in_tasks:
+        raise RuntimeError(f"No task of {_SKCAL_TASKS} in the task stream.")
     y1, p1 = make(0, chunk)
     start = time.perf_counter()
     expected_calibration_error(y1, p1, labels=labels)

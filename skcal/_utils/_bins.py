@@ -112,8 +112,9 @@ def _slots(binning, p, out, work):
     np.subtract(scaled, 0.5, out=scaled)
     np.abs(scaled, out=scaled)
     threshold = 0.5 - n_bins * _EDGE_RTOL
-    # A maximum first: no (n,) mask is allocated unless some p is near an edge.
-    if scaled.shape[0] and scaled.max() >= threshold:
+    # A maximum first: no (n,) mask is allocated unless some p is near an edge
+    # (or is NaN, which the maximum propagates).
+    if scaled.size and not scaled.max() < threshold:
         idx = np.flatnonzero(scaled >= threshold)
         slots[idx] = np.searchsorted(binning.edges, p[idx], side="left")
     return slots
@@ -234,7 +235,7 @@ def outcome_sums(binning, y, p, sample_weight=None, *, squares=False):
     n_channels = 4 if squares and sample_weight is not None else 2
     size = 2 * (binning.n_bins + 1)
     acc = np.zeros((n_channels, size))
-    block = min(_BLOCK, n)
+    block = max(min(_BLOCK, n), 1)
     slot_buffer, work = np.empty(block), np.empty(block)
     codes = np.empty(block, dtype=np.intp)
     for start in range(0, n, block):

@@ -70,7 +70,7 @@ def linear_binning(p, y, sample_weight, n_intervals, channels):
     # n_intervals, with offset 0) and the part of it that goes up to j + 1.
     totals = np.zeros((len(channels), size))
     uppers = np.zeros((len(channels), size))
-    block = min(_BLOCK, n)
+    block = max(min(_BLOCK, n), 1)
     offsets, values, product = np.empty(block), np.empty(block), np.empty(block)
     cells = np.empty(block, dtype=np.intp)
     for start in range(0, n, block):

@@ -68,7 +68,7 @@ def binary_score(y, p, loss):
         score = np.where(y, p, 1.0 - np.asarray(p, dtype=np.float64))
         with np.errstate(divide="ignore"):
             np.log(score, out=score)
-        return np.negative(score, out=score)
+        return np.subtract(0.0, score, out=score)  # 0, not -0, for log 1
     y = np.asarray(y, dtype=np.float64)
     return binary_divergence(p, y, loss)
 

@@ -11,8 +11,10 @@ from skcal._utils._bins import (
     make_binning,
     outcome_sums,
     resolve_n_bins,
+    uniform_binning,
     weighted_quantile_edges,
 )
+from skcal._utils._totals import CELL_CHANNELS, cell_totals
 from tests.utils._rows import read_only_rows
 
 
@@ -91,6 +93,29 @@ def test_outcome_sums_equal_a_loop_over_rows(
         expected[:, j, y[i]] += row[: expected.shape[0]]
     assert_allclose(split, expected, rtol=1e-12, atol=1e-13)
     assert not p.flags.writeable and p[-5] == 0.0 and p[-4] == 1.0
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_cell_totals_equal_a_loop_over_rows(global_random_seed, weighted):
+    """Check each channel of a summary's cells against sums row by row."""
+    n_cells = 10
+    y, p, w = read_only_rows(global_random_seed, [0.0, 1.0, 0.3, 0.7], weighted)
+    totals = cell_totals(y, p, w, n_cells)
+    expected = np.zeros((len(CELL_CHANNELS), n_cells))
+    edges = uniform_binning(n_cells).edges
+    for i in range(p.size):
+        j = max(int(np.searchsorted(edges, p[i], side="left")) - 1, 0)
+        weight = 1.0 if w is None else w[i]
+        row = {
+            "weight": weight,
+            "sum_p": weight * p[i],
+            "sum_y": weight * y[i],
+            "sum_yp": weight * y[i] * p[i],
+            "weight_sq": weight * weight,
+            "n_rows": float(weight > 0),
+        }
+        expected[:, j] += [row[channel] for channel in CELL_CHANNELS]
+    assert_allclose(totals, expected, rtol=1e-12, atol=1e-13)
 
 
 def test_weighted_quantiles_equal_repetition(global_random_seed):
