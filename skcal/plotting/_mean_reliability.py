@@ -21,8 +21,8 @@ from skcal.plotting._regression_base import (
     legend_label,
 )
 from skcal.plotting._style import merge_style_kwargs
-from skcal.regression import mean_calibration_decomposition, mean_reliability_curve
 from skcal.regression._base import check_fitted_regressor
+from skcal.regression._mean import curve_of, decomposition_of, mean_view
 
 _CONSTRAINTS = {
     **REGRESSION_PLOT_CONSTRAINTS,
@@ -210,12 +210,9 @@ class MeanReliabilityDisplay:
         display : MeanReliabilityDisplay
             The drawn Display.
         """
-        predicted, recalibrated = mean_reliability_curve(
-            y_true, y_pred, sample_weight=sample_weight
-        )
-        terms = mean_calibration_decomposition(
-            y_true, y_pred, sample_weight=sample_weight
-        )
+        view = mean_view(y_true, y_pred, sample_weight)  # validated and sorted once
+        predicted, recalibrated = curve_of(view)
+        terms = decomposition_of(view)
         display = cls(
             predicted=predicted,
             recalibrated=recalibrated,

@@ -25,7 +25,7 @@ from skcal.plotting._regression_base import (
     regressor_gaussian,
 )
 from skcal.plotting._style import merge_style_kwargs
-from skcal.regression import pit_calibration_error, pit_values
+from skcal.regression._pit import pit_of, uniform_distance
 from skcal.regression._validation import check_gaussian_inputs
 
 _CONSTRAINTS = {
@@ -215,13 +215,13 @@ class PITHistogramDisplay:
             The drawn Display.
         """
         data = check_gaussian_inputs(y_true, y_mean, y_std, sample_weight)
-        pit = pit_values(data.y_true, data.y_mean, data.y_std)
+        pit = pit_of(data)
         edges = np.linspace(0.0, 1.0, n_bins + 1)
         counts, _ = np.histogram(pit, bins=edges, weights=data.sample_weight)
         density = counts / counts.sum() * n_bins
         n_effective = effective_size(data.sample_weight, pit.shape[0])
         low, high = binomial_band(1.0 / n_bins, n_effective)
-        error = pit_calibration_error(*data[:3], sample_weight=data.sample_weight)
+        error = uniform_distance(pit, data.sample_weight, "l1")
         display = cls(
             bin_edges=edges,
             density=density,

@@ -24,7 +24,7 @@ from skcal.plotting._regression_base import (
     regressor_quantiles,
 )
 from skcal.plotting._style import merge_style_kwargs
-from skcal.regression import quantile_calibration_error, quantile_coverage
+from skcal.regression._coverage import coverage_error, coverage_of
 from skcal.regression._validation import LEVELS_CONSTRAINT, check_quantile_inputs
 
 _CONSTRAINTS = {
@@ -215,10 +215,8 @@ class QuantileReliabilityDisplay:
             The drawn Display.
         """
         data = check_quantile_inputs(y_true, y_quantiles, quantiles, sample_weight)
-        arrays = (data.y_true, data.y_quantiles)
-        options = {"quantiles": data.quantiles, "sample_weight": data.sample_weight}
-        coverage = quantile_coverage(*arrays, **options)
-        error = quantile_calibration_error(*arrays, **options)
+        coverage = coverage_of(data)
+        error = coverage_error(coverage, data.quantiles, "l1")
         n_effective = effective_size(data.sample_weight, data.y_true.shape[0])
         display = cls(
             quantiles=data.quantiles,

@@ -118,8 +118,16 @@ def mean_calibration_decomposition(
     >>> result.uncertainty
     2.1875
     """
-    y, pred, weight = check_mean_inputs(y_true, y_pred, sample_weight)
-    view = _grouped_by_prediction(y, pred, weight)
+    return decomposition_of(mean_view(y_true, y_pred, sample_weight))
+
+
+def mean_view(y_true, y_pred, sample_weight):
+    """The validated rows grouped by predicted mean, for the curve and terms."""
+    return _grouped_by_prediction(*check_mean_inputs(y_true, y_pred, sample_weight))
+
+
+def decomposition_of(view):
+    """The terms of :func:`mean_calibration_decomposition` of a :func:`mean_view`."""
     mean = weighted_mean(view.y, view.weight)
     variance = float(weighted_mean((view.y - mean) ** 2, view.weight))
     terms = binary_terms(view, "brier", "isotonic", uncertainty=variance)
@@ -182,8 +190,11 @@ def mean_reliability_curve(
     >>> predicted.tolist(), recalibrated.tolist()
     ([2.0, 4.0], [1.5, 4.0])
     """
-    y, pred, weight = check_mean_inputs(y_true, y_pred, sample_weight)
-    view = _grouped_by_prediction(y, pred, weight)
+    return curve_of(mean_view(y_true, y_pred, sample_weight))
+
+
+def curve_of(view):
+    """The curve of :func:`mean_reliability_curve` of a :func:`mean_view`."""
     groups = view.groups
     sums = groups.group_sums(view.y) if view.weight is None else groups.sum(view.y)
     rate = sums / groups.weight

@@ -64,7 +64,11 @@ def pit_values(y_true: ArrayLike, y_mean: ArrayLike, y_std: ArrayLike) -> np.nda
     >>> pit_values([0.0, 1.0], [0.0, 0.0], [1.0, 1.0]).round(4).tolist()
     [0.5, 0.8413]
     """
-    data = check_gaussian_inputs(y_true, y_mean, y_std)
+    return pit_of(check_gaussian_inputs(y_true, y_mean, y_std))
+
+
+def pit_of(data):
+    """The PIT values of validated Gaussian predictions."""
     return ndtr(standardized_errors(data))
 
 
@@ -186,8 +190,7 @@ def pit_calibration_error(
     0.097
     """
     data = check_gaussian_inputs(y_true, y_mean, y_std, sample_weight)
-    u = ndtr(standardized_errors(data))
-    return uniform_distance(u, data.sample_weight, norm)
+    return uniform_distance(pit_of(data), data.sample_weight, norm)
 
 
 @validate_params(GAUSSIAN_CONSTRAINTS, prefer_skip_nested_validation=True)
@@ -254,7 +257,7 @@ def pit_uniformity_test(
     True
     """
     data = check_gaussian_inputs(y_true, y_mean, y_std, sample_weight)
-    u = ndtr(standardized_errors(data))
+    u = pit_of(data)
     statistic = uniform_distance(u, data.sample_weight, "max")
     n = u.shape[0]
     if data.sample_weight is None:
