@@ -25,3 +25,15 @@ def gaussian_rows(draw, max_size=15, *, spread=5.0, std=(0.2, 5.0)):
         vector(*std),
         vector(0.1, 10),
     )
+
+
+def repeat_counts(max_size=15):
+    """Integer weights (zero included) for up to ``max_size`` rows."""
+    return st.lists(st.integers(0, 3), min_size=max_size, max_size=max_size)
+
+
+def integer_weights(counts, n):
+    """The first ``n`` counts as weights, the first row kept (at least 1)."""
+    w = np.array(counts[:n])
+    w[0] = max(w[0], 1)
+    return w

@@ -16,6 +16,7 @@ from skcal.regression import (
     quantile_calibration_error,
     quantile_coverage,
 )
+from tests.regression._strategies import integer_weights, repeat_counts
 
 LEVELS = np.array([0.05, 0.25, 0.5, 0.8, 0.95])
 NORMS = ("l1", "l2", "max")
@@ -244,13 +245,12 @@ def test_coverage_invariant_to_weight_scale(rows, scale):
 
 @given(
     rows=grid_quantile_rows(),
-    counts=st.lists(st.integers(0, 3), min_size=15, max_size=15),
+    counts=repeat_counts(),
 )
 def test_coverage_integer_weights_are_repeated_rows(rows, counts):
     """Check integer weights (zero included) equal repeating each row as often."""
     y, q, levels, _ = rows
-    w = np.array(counts[: y.shape[0]])
-    w[0] = max(w[0], 1)
+    w = integer_weights(counts, y.shape[0])
     assert_allclose(
         _coverage_results(y, q, levels, w),
         _coverage_results(np.repeat(y, w), np.repeat(q, w, axis=0), levels, None),

@@ -11,6 +11,7 @@ from sklearn.isotonic import IsotonicRegression
 from sklearn.metrics import mean_squared_error
 
 from skcal.regression import mean_calibration_decomposition, mean_reliability_curve
+from tests.regression._strategies import integer_weights, repeat_counts
 
 TERMS = ("score", "miscalibration", "discrimination", "uncertainty")
 
@@ -324,13 +325,12 @@ def test_mean_invariant_to_weight_scale(rows, scale):
 
 @given(
     rows=mean_rows(),
-    counts=st.lists(st.integers(0, 3), min_size=20, max_size=20),
+    counts=repeat_counts(20),
 )
 def test_mean_integer_weights_are_repeated_rows(rows, counts):
     """Check integer weights (zero included) equal repeating each row as often."""
     y, x, _ = rows
-    w = np.array(counts[: y.shape[0]])
-    w[0] = max(w[0], 1)
+    w = integer_weights(counts, y.shape[0])
     repeated = (np.repeat(y, w), np.repeat(x, w), None)
     _assert_same(_mean_results(y, x, w), _mean_results(*repeated))
 

@@ -12,7 +12,7 @@ from numpy.testing import assert_allclose
 from scipy import integrate, stats
 
 from skcal.regression import pit_calibration_error, pit_uniformity_test, pit_values
-from tests.regression._strategies import gaussian_rows
+from tests.regression._strategies import gaussian_rows, integer_weights, repeat_counts
 
 NORMS = ("l1", "l2", "max")
 
@@ -323,13 +323,12 @@ def test_pit_invariant_to_weight_scale(rows, scale):
 
 @given(
     rows=gaussian_rows(),
-    counts=st.lists(st.integers(0, 3), min_size=15, max_size=15),
+    counts=repeat_counts(),
 )
 def test_pit_integer_weights_are_repeated_rows(rows, counts):
     """Check integer weights give the distances of the repeated rows."""
     y, mu, sigma, _ = rows
-    w = np.array(counts[: y.shape[0]])
-    w[0] = max(w[0], 1)
+    w = integer_weights(counts, y.shape[0])
     repeated = [np.repeat(a, w) for a in (y, mu, sigma)]
     # The p-value is not: weights are sampling weights (Kish's effective size).
     assert_allclose(

@@ -21,6 +21,7 @@ from skcal.regression import (
     pinball_loss,
 )
 from tests.regression._strategies import gaussian_rows as shared_gaussian_rows
+from tests.regression._strategies import integer_weights, repeat_counts
 
 GAUSSIAN_SCORES = [dawid_sebastiani_score, gaussian_log_loss, gaussian_crps]
 LEVELS = np.array([0.05, 0.25, 0.5, 0.8, 0.95])
@@ -468,14 +469,13 @@ def test_scores_at_extreme_weight_scales(global_random_seed, scale):
 
 @given(
     rows=gaussian_rows(),
-    counts=st.lists(st.integers(0, 3), min_size=15, max_size=15),
+    counts=repeat_counts(),
 )
 def test_integer_weights_are_repeated_rows(rows, counts):
     """Check integer weights (zero included) equal repeating each row as often."""
     y, mu, sigma, _ = rows
     n = y.shape[0]
-    w = np.array(counts[:n])
-    w[0] = max(w[0], 1)
+    w = integer_weights(counts, n)
     repeated = [np.repeat(a, w) for a in (y, mu, sigma)]
     expected = _gaussian_results(*repeated, None)
     assert_allclose(
