@@ -29,8 +29,16 @@ from skcal._reduction import binary_views
 N_BOOTSTRAP = 1000
 
 # Rows whose counts are drawn together (see :func:`multinomial_counts`):
-# 16384 int64 counts (128 KiB) stay in a core's cache while they are added.
+# 16384 float64 counts (128 KiB) stay in a core's cache while they are added.
+# A power of two, so that a row of a block is 14 random bits.
 COUNT_BLOCK = 16384
+
+# Random 64-bit words drawn at once (64 KiB): small enough that drawing them
+# allocates no fresh pages from the system.
+_WORDS = 8192
+
+# Uniforms are drawn as 32-bit integers: u = bits / 2**32.
+_UNIFORM_SCALE = 2.0**32
 
 
 def _quantiles(draws, levels):
@@ -109,20 +117,56 @@ def calibration_error_interval(estimate, draws, null_draws, confidence_level):
     return _widened(low, max(high_star, estimate), draws)
 
 
+def random_bits(generator, out):
+    """Fill a uint32 array with independent uniform 32-bit integers.
+
+    The bit generator's raw words, two values per word, drawn
+    :data:`_WORDS` at a time: a quarter of the cost of ``Generator.random``
+    (float64), and without an array of the whole size.
+
+    Returns
+    -------
+    out : ndarray of uint32
+    """
+    flat = out.reshape(-1)
+    n_words = flat.shape[0] // 2
+    words = flat[: 2 * n_words].view(np.uint64)
+    for start in range(0, n_words, _WORDS):
+        stop = min(start + _WORDS, n_words)
+        words[start:stop] = generator.bit_generator.random_raw(stop - start)
+    if flat.shape[0] % 2:
+        flat[-1] = generator.bit_generator.random_raw() & 0xFFFFFFFF
+    return out
+
+
+def _block_rows(generator, block, size):
+    """``size`` rows drawn uniformly from ``range(block)`` (intp).
+
+    For a power of two up to 2**16, each row is the low bits of 16 random
+    bits (a quarter of a raw word); otherwise ``Generator.integers``.
+    """
+    if block & (block - 1) or block > 1 << 16:
+        return generator.integers(0, block, size=size)
+    rows = np.empty(-(-size // 4) * 4, dtype=np.uint16)
+    random_bits(generator, rows.view(np.uint32))
+    return np.bitwise_and(rows[:size], np.uint16(block - 1)).astype(np.intp)
+
+
 def multinomial_counts(generator, n_samples, out, block=COUNT_BLOCK):
     """How often each row is drawn among ``n_samples`` uniform draws, into ``out``.
 
     The counts of a bootstrap resample: multinomial with ``n_samples``
-    trials and equal probabilities. Drawing the rows and counting them
-    (``bincount``) is ten times faster than ``Generator.multinomial``, but
-    scatters its increments over the whole count array, which outgrows the
-    cache at a million rows. So the rows are split into blocks of ``block``:
-    the number of draws that fall in each block is drawn first (multinomial
+    trials and equal probabilities. Drawing the rows and counting them is
+    ten times faster than ``Generator.multinomial``, but scatters its
+    increments over the whole count array, which outgrows the cache at a
+    million rows. So the rows are split into blocks of ``block``: the
+    number of draws that fall in each block is drawn first (multinomial
     over the blocks, in proportion to their rows), then each block's draws
-    are counted on their own. Given the block totals, the counts within a
-    block are multinomial with equal probabilities, so the joint
-    distribution is exactly that of drawing all rows at once. With one
-    block (``n_samples <= block``) the rows are drawn directly.
+    are counted on their own, in place (``np.add.at``, which unlike
+    ``bincount`` lets other threads run). Given the block totals, the
+    counts within a block are multinomial with equal probabilities, so the
+    joint distribution is exactly that of drawing all rows at once. With
+    one block (``n_samples <= block``) the rows are drawn directly.
 
     Parameters
     ----------
@@ -147,17 +191,26 @@ def multinomial_counts(generator, n_samples, out, block=COUNT_BLOCK):
     (10.0, True)
     """
     if n_samples <= block:
-        out[:] = np.bincount(
-            generator.integers(0, n_samples, size=n_samples), minlength=n_samples
-        )
+        out[:] = 0.0
+        np.add.at(out, generator.integers(0, n_samples, size=n_samples), 1.0)
         return out
-    starts = list(range(0, n_samples, block))
-    lengths = [min(block, n_samples - start) for start in starts]
-    totals = generator.multinomial(n_samples, np.array(lengths) / n_samples)
-    for start, length, total in zip(starts, lengths, totals.tolist(), strict=True):
-        out[start : start + length] = np.bincount(
-            generator.integers(0, length, size=total), minlength=length
-        )
+    n_full, rest = divmod(n_samples, block)
+    shares = np.full(n_full + (rest > 0), block / n_samples)
+    shares[n_full:] = rest / n_samples
+    totals = generator.multinomial(n_samples, shares).tolist()
+    # The full blocks' rows are drawn together, then cut at the block totals.
+    rows = _block_rows(generator, block, sum(totals[:n_full]))
+    ends = np.cumsum(totals[:n_full]).tolist()
+    for start, end, total in zip(
+        range(0, n_samples, block), ends, totals, strict=False
+    ):
+        counts = out[start : start + block]
+        counts[:] = 0.0  # just before the adds, which find it in the cache
+        np.add.at(counts, rows[end - total : end], 1.0)
+    if rest:
+        counts = out[n_full * block :]
+        counts[:] = 0.0
+        np.add.at(counts, generator.integers(0, rest, size=totals[-1]), 1.0)
     return out
 
 
@@ -199,20 +252,24 @@ class Draws:
         How often each row is drawn in each bootstrap resample: the counts
         of ``n_samples`` rows drawn uniformly with replacement (multinomial,
         :func:`multinomial_counts`), as float64.
+    bits : ndarray of shape (size, n_samples)
+        Uniform 32-bit integers (uint32), from which calibrated outcomes
+        are drawn (:meth:`SortedView.outcomes`).
     uniforms : ndarray of shape (size, n_samples)
-        Uniforms on [0, 1), from which calibrated outcomes are drawn
-        (``u < p`` is an outcome with probability ``p``).
+        The same draws as uniforms on [0, 1): ``bits / 2**32`` (float64),
+        so that ``uniforms < p`` is an outcome with probability
+        ``ceil(p * 2**32) / 2**32``, within 2**-32 of ``p``.
     """
 
     def __init__(self, generator, n_samples, size, buffers=None):
         self.generator, self.n_samples, self.size = generator, n_samples, size
         self.buffers = buffers
 
-    def _empty(self, name):
+    def _empty(self, name, dtype=np.float64):
         """A ``(size, n_samples)`` array for ``name``, from ``buffers`` if given."""
         if self.buffers is None:
-            return np.empty((self.size, self.n_samples))
-        return self.buffers.get(name)[: self.size]
+            return np.empty((self.size, self.n_samples), dtype=dtype)
+        return self.buffers.get(name, dtype)[: self.size]
 
     @cached_property
     def counts(self):
@@ -232,10 +289,13 @@ class Draws:
         return self.counts @ sample_weight
 
     @cached_property
+    def bits(self):
+        return random_bits(self.generator, self._empty("bits", np.uint32))
+
+    @cached_property
     def uniforms(self):
         uniforms = self._empty("uniforms")
-        self.generator.random(out=uniforms)
-        return uniforms
+        return np.multiply(self.bits, 1.0 / _UNIFORM_SCALE, out=uniforms)
 
 
 class _ThreadBuffers:
@@ -251,10 +311,10 @@ class _ThreadBuffers:
     def __init__(self, shape):
         self.shape, self.local = shape, threading.local()
 
-    def get(self, name):
+    def get(self, name, dtype=np.float64):
         arrays = self.local.__dict__.setdefault("arrays", {})
         if name not in arrays:
-            arrays[name] = np.empty(self.shape)
+            arrays[name] = np.empty(self.shape, dtype=dtype)
         return arrays[name]
 
 
@@ -373,13 +433,29 @@ class SortedView:
             float(p.shape[0]) if sample_weight is None else float(self.weight.sum())
         )
 
+    @cached_property
+    def _thresholds(self):
+        """``(thresholds, sure)``: :meth:`outcomes` compares the bits with them.
+
+        For an integer ``b < 2**32``, ``b / 2**32 < p`` exactly when
+        ``b < ceil(p * 2**32)``. That is 2**32 for ``p`` within 2**-32 of 1,
+        beyond uint32: those rows (``sure``) are always outcomes.
+        """
+        scaled = np.ceil(self.p * _UNIFORM_SCALE)
+        sure = np.flatnonzero(scaled >= _UNIFORM_SCALE)
+        return np.minimum(scaled, _UNIFORM_SCALE - 1).astype(np.uint32), sure
+
     def outcomes(self, draws):
         """Outcomes drawn from the predictions (bool), one set per draw.
 
-        Arithmetic with float64 arrays, and sums with ``dtype=np.float64``,
-        use them without a float copy.
+        Equal to ``draws.uniforms < p``, from the 32-bit integers (half the
+        bytes to read). Arithmetic with float64 arrays, and sums with
+        ``dtype=np.float64``, use them without a float copy.
         """
-        return draws.uniforms < self.p
+        thresholds, sure = self._thresholds
+        outcomes = draws.bits < thresholds
+        outcomes[:, sure] = True
+        return outcomes
 
 
 class NullLabels:

@@ -103,13 +103,17 @@ def cumulative_range(fill, shape, ends, block=_RANGE_BLOCK):
     """
     n_rows, n_columns = shape
     width = max(1, block // n_rows)
-    buffer = np.empty((n_rows, width))
+    values, buffer = np.empty((n_rows, width)), np.empty((n_rows, width))
     carry, high, low = np.zeros(n_rows), np.zeros(n_rows), np.zeros(n_rows)
     for start in range(0, n_columns, width):
         stop = min(start + width, n_columns)
         sums = buffer[:, : stop - start]
-        fill(start, stop, sums)
-        np.cumsum(sums, axis=1, out=sums)
+        fill(start, stop, values[:, : stop - start])
+        # Row by row, out of place: numpy keeps the GIL through an in-place
+        # or 2-D cumulative sum, which would serialise the threads of
+        # :func:`~skcal._utils._bootstrap.draw_replicates`.
+        for row, out in zip(values, sums, strict=False):
+            np.cumsum(row[: stop - start], out=out)
         sums += carry[:, None]
         carry[:] = sums[:, -1]
         if ends is not None:

@@ -7,7 +7,13 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy import stats
 
-from skcal._utils._bootstrap import Atoms, multinomial_counts
+from skcal._utils._bootstrap import (
+    Atoms,
+    Draws,
+    SortedView,
+    multinomial_counts,
+    random_bits,
+)
 
 
 def test_atoms_resample_is_a_bootstrap(global_random_seed):
@@ -67,3 +73,40 @@ def test_blocked_counts_are_a_multinomial_of_the_rows(block):
     pmf = stats.binom.pmf(np.arange(4), n, 1.0 / n)
     expected_counts = draws.size * np.append(pmf, 1.0 - pmf.sum())
     assert stats.chisquare(observed, expected_counts).pvalue > 1e-3
+
+
+@pytest.mark.parametrize("shape", [(3, 7), (2, 20001)])
+def test_random_bits_are_uniform_32_bit_integers(shape):
+    """Check every bit of the drawn integers, odd sizes included (a half word)."""
+    generator = np.random.default_rng(0)
+    bits = np.array(
+        [random_bits(generator, np.empty(shape, dtype=np.uint32)) for _ in range(300)]
+    )
+    ones = (bits[..., None] >> np.arange(32, dtype=np.uint32)) & 1
+    frequency = ones.reshape(-1, 32).mean(axis=0)
+    spread = 5 * np.sqrt(0.25 / bits.size)
+    assert_allclose(frequency, 0.5, atol=spread)
+    # Consecutive values come from distinct halves of the words, not copies.
+    assert np.mean(bits.ravel()[1:] == bits.ravel()[:-1]) < 1e-3
+
+
+def test_outcomes_are_uniforms_below_the_predictions():
+    """Check that outcomes from the bits equal ``uniforms < p``, 0 and 1 included.
+
+    Predictions within 2**-32 of 1 are always outcomes, those of 0 never;
+    the rest have probability ceil(p * 2**32) / 2**32.
+    """
+    p = np.array([0.0, 2.0**-33, 2.0**-32, 0.3, 0.5, 1 - 2.0**-32, 1 - 2.0**-33, 1.0])
+    view = SortedView(np.zeros(p.shape[0], dtype=np.uint8), p, None)
+    draws = Draws(np.random.default_rng(0), p.shape[0], 4000)
+    outcomes = view.outcomes(draws)
+    assert_array_equal(outcomes, draws.uniforms < view.p)
+    assert not outcomes[:, view.p == 0].any()
+    assert outcomes[:, view.p >= 1 - 2.0**-33].all()
+    assert_allclose(outcomes.mean(axis=0)[3:5], [0.3, 0.5], atol=0.03)
+    # The largest uniform, 1 - 2**-32, is below the last two predictions
+    # only: the threshold 2**32 - 1 alone would miss them.
+    draws.bits[0] = 2**32 - 1
+    del draws.uniforms
+    assert_array_equal(view.outcomes(draws)[0], draws.uniforms[0] < view.p)
+    assert_array_equal(view.outcomes(draws)[0], [0, 0, 0, 0, 0, 0, 1, 1])
