@@ -278,6 +278,14 @@ class Draws:
             multinomial_counts(self.generator, self.n_samples, row)
         return counts
 
+    def scratch(self, name, dtype=np.float64):
+        """A ``(size, n_samples)`` work array, reused by the thread's next batch.
+
+        For the temporaries of a statistic (which must not return it):
+        arrays of this size allocated afresh cost page faults.
+        """
+        return self._empty(name, dtype)
+
     def totals(self, sample_weight):
         """The total weight of each resample: the counts times the weights.
 

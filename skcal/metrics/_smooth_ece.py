@@ -729,10 +729,18 @@ class SmoothEceReplicates:
         values : ndarray of shape (draws.size,)
         """
         outcomes = self.view.outcomes(draws)
-        if self.view.weight is not None:
-            outcomes = outcomes * self.view.weight
-        cell_sums = np.add.reduceat(outcomes, self.starts, axis=1, dtype=np.float64)
-        upper = np.add.reduceat(outcomes * self.offset, self.starts, axis=1)
+        if self.view.weight is None:
+            # Integer sums of the bytes: cheaper than float sums of booleans.
+            cell_sums = np.add.reduceat(
+                outcomes.view(np.uint8), self.starts, axis=1, dtype=np.int64
+            )
+        else:
+            outcomes = np.multiply(
+                outcomes, self.view.weight, out=draws.scratch("weighted")
+            )
+            cell_sums = np.add.reduceat(outcomes, self.starts, axis=1)
+        products = np.multiply(outcomes, self.offset, out=draws.scratch("products"))
+        upper = np.add.reduceat(products, self.starts, axis=1)
         outcome = np.zeros((draws.size, self.n_intervals + 2))
         outcome[:, self.cells] = cell_sums - upper
         outcome[:, self.cells + 1] += upper
