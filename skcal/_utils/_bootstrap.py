@@ -140,16 +140,17 @@ def random_bits(generator, out):
 
 
 def _block_rows(generator, block, size):
-    """``size`` rows drawn uniformly from ``range(block)`` (intp).
+    """``size`` rows drawn uniformly from ``range(block)``.
 
     For a power of two up to 2**16, each row is the low bits of 16 random
-    bits (a quarter of a raw word); otherwise ``Generator.integers``.
+    bits (a quarter of a raw word), as uint16; otherwise
+    ``Generator.integers``.
     """
     if block & (block - 1) or block > 1 << 16:
         return generator.integers(0, block, size=size)
     rows = np.empty(-(-size // 4) * 4, dtype=np.uint16)
     random_bits(generator, rows.view(np.uint32))
-    return np.bitwise_and(rows[:size], np.uint16(block - 1)).astype(np.intp)
+    return np.bitwise_and(rows[:size], np.uint16(block - 1), out=rows[:size])
 
 
 def multinomial_counts(generator, n_samples, out, block=COUNT_BLOCK):
@@ -201,12 +202,15 @@ def multinomial_counts(generator, n_samples, out, block=COUNT_BLOCK):
     # The full blocks' rows are drawn together, then cut at the block totals.
     rows = _block_rows(generator, block, sum(totals[:n_full]))
     ends = np.cumsum(totals[:n_full]).tolist()
+    # A block's rows as intp, which np.add.at indexes with fastest.
+    index = np.empty(max(totals[:n_full]), dtype=np.intp)
     for start, end, total in zip(
         range(0, n_samples, block), ends, totals, strict=False
     ):
         counts = out[start : start + block]
         counts[:] = 0.0  # just before the adds, which find it in the cache
-        np.add.at(counts, rows[end - total : end], 1.0)
+        index[:total] = rows[end - total : end]
+        np.add.at(counts, index[:total], 1.0)
     if rest:
         counts = out[n_full * block :]
         counts[:] = 0.0
