@@ -432,6 +432,10 @@ class SortedView:
     order : ndarray of shape (n_samples,)
         The order of the rows; ``y``, ``p`` and ``weight`` are in that
         order.
+    p : ndarray of shape (n_samples,) or None
+        The sorted predictions. :meth:`outcomes` does not read them, so a
+        measure that has prepared its arrays may drop them (set None) to
+        hold less memory.
     total : float
         The total weight.
     """
@@ -444,18 +448,7 @@ class SortedView:
         self.total = (
             float(p.shape[0]) if sample_weight is None else float(self.weight.sum())
         )
-
-    @cached_property
-    def _thresholds(self):
-        """``(thresholds, sure)``: :meth:`outcomes` compares the bits with them.
-
-        For an integer ``b < 2**32``, ``b / 2**32 < p`` exactly when
-        ``b < ceil(p * 2**32)``. That is 2**32 for ``p`` within 2**-32 of 1,
-        beyond uint32: those rows (``sure``) are always outcomes.
-        """
-        scaled = np.ceil(self.p * _UNIFORM_SCALE)
-        sure = np.flatnonzero(scaled >= _UNIFORM_SCALE)
-        return np.minimum(scaled, _UNIFORM_SCALE - 1).astype(np.uint32), sure
+        self._thresholds, self._sure = _bernoulli_thresholds(self.p)
 
     def outcomes(self, draws):
         """Outcomes drawn from the predictions (bool), one set per draw.
@@ -464,10 +457,32 @@ class SortedView:
         bytes to read). Arithmetic with float64 arrays, and sums with
         ``dtype=np.float64``, use them without a float copy.
         """
-        thresholds, sure = self._thresholds
-        outcomes = draws.bits < thresholds
-        outcomes[:, sure] = True
+        outcomes = draws.bits < self._thresholds
+        outcomes[:, self._sure] = True
         return outcomes
+
+
+def _bernoulli_thresholds(p, block=1 << 16):
+    """``(thresholds, sure)`` of predictions, for outcomes drawn from 32 bits.
+
+    For an integer ``b < 2**32``, ``b / 2**32 < p`` exactly when
+    ``b < ceil(p * 2**32)``: the uint32 thresholds. That is 2**32 for ``p``
+    within 2**-32 of 1, beyond uint32: those rows (``sure``) are always
+    outcomes. Computed ``block`` rows at a time, without a float array of
+    the data's size.
+    """
+    thresholds = np.empty(p.shape[0], dtype=np.uint32)
+    scaled = np.empty(min(block, p.shape[0]))
+    sure = []
+    for start in range(0, p.shape[0], block):
+        part = scaled[: min(block, p.shape[0] - start)]
+        np.ceil(
+            np.multiply(p[start : start + block], _UNIFORM_SCALE, out=part), out=part
+        )
+        sure.append(start + np.flatnonzero(part >= _UNIFORM_SCALE))
+        np.minimum(part, _UNIFORM_SCALE - 1, out=part)
+        thresholds[start : start + part.shape[0]] = part
+    return thresholds, np.concatenate(sure) if sure else np.zeros(0, dtype=np.intp)
 
 
 class NullLabels:

@@ -169,6 +169,7 @@ class _BinnedReplicates:
         self.columns = np.column_stack([w, w * (view.p - view.y)])
         self.weight_sums = self._sums(w)
         self.prediction_sums = self._sums(w * view.p)
+        view.p = None  # the draws read the view's outcomes only
 
     def _sums(self, values):
         return np.add.reduceat(values, self.starts, axis=-1, dtype=np.float64)

@@ -673,6 +673,7 @@ class SmoothEceReplicates:
         # draws; each row's drawn outcome goes to the two nodes around it,
         # the upper one its weight times its offset, the lower one the rest.
         cell, offset = grid_cells(self.view.p, self.n_intervals)
+        self.view.p = None  # the draws read the view's outcomes only
         self.starts = np.flatnonzero(np.diff(cell, prepend=-1))
         self.cells = cell[self.starts]
         self.offset = offset
