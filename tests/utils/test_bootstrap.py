@@ -11,6 +11,7 @@ from skcal._utils._bootstrap import (
     Atoms,
     Draws,
     SortedView,
+    _bernoulli_thresholds,
     multinomial_counts,
     random_bits,
 )
@@ -110,3 +111,7 @@ def test_outcomes_are_uniforms_below_the_predictions():
     del draws.uniforms
     assert_array_equal(view.outcomes(draws)[0], draws.uniforms[0] < view.p)
     assert_array_equal(view.outcomes(draws)[0], [0, 0, 0, 0, 0, 0, 1, 1])
+    # Thresholds computed in blocks of 3 rows are those of one block.
+    blocked, sure = _bernoulli_thresholds(view.p, block=3)
+    assert_array_equal(blocked, _bernoulli_thresholds(view.p)[0])
+    assert_array_equal(sure, [6, 7])
