@@ -204,9 +204,8 @@ def multinomial_counts(generator, n_samples, out, block=COUNT_BLOCK):
     ends = np.cumsum(totals[:n_full]).tolist()
     # A block's rows as intp, which np.add.at indexes with fastest.
     index = np.empty(max(totals[:n_full]), dtype=np.intp)
-    for start, end, total in zip(
-        range(0, n_samples, block), ends, totals, strict=False
-    ):
+    starts = range(0, n_full * block, block)
+    for start, end, total in zip(starts, ends, totals[:n_full], strict=True):
         counts = out[start : start + block]
         counts[:] = 0.0  # just before the adds, which find it in the cache
         index[:total] = rows[end - total : end]
@@ -269,26 +268,24 @@ class Draws:
         self.generator, self.n_samples, self.size = generator, n_samples, size
         self.buffers = buffers
 
-    def _empty(self, name, dtype=np.float64):
-        """A ``(size, n_samples)`` array for ``name``, from ``buffers`` if given."""
+    def scratch(self, name, dtype=np.float64):
+        """A ``(size, n_samples)`` array for ``name``, from ``buffers`` if given.
+
+        The draws are written into such arrays, and so are the temporaries
+        of a statistic (which must not return them): the thread's next
+        batch reuses them, since arrays of this size allocated afresh cost
+        page faults.
+        """
         if self.buffers is None:
             return np.empty((self.size, self.n_samples), dtype=dtype)
         return self.buffers.get(name, dtype)[: self.size]
 
     @cached_property
     def counts(self):
-        counts = self._empty("counts")
+        counts = self.scratch("counts")
         for row in counts:
             multinomial_counts(self.generator, self.n_samples, row)
         return counts
-
-    def scratch(self, name, dtype=np.float64):
-        """A ``(size, n_samples)`` work array, reused by the thread's next batch.
-
-        For the temporaries of a statistic (which must not return it):
-        arrays of this size allocated afresh cost page faults.
-        """
-        return self._empty(name, dtype)
 
     def totals(self, sample_weight):
         """The total weight of each resample: the counts times the weights.
@@ -302,11 +299,11 @@ class Draws:
 
     @cached_property
     def bits(self):
-        return random_bits(self.generator, self._empty("bits", np.uint32))
+        return random_bits(self.generator, self.scratch("bits", np.uint32))
 
     @cached_property
     def uniforms(self):
-        uniforms = self._empty("uniforms")
+        uniforms = self.scratch("uniforms")
         return np.multiply(self.bits, 1.0 / _UNIFORM_SCALE, out=uniforms)
 
 

@@ -163,7 +163,8 @@ class _BinnedReplicates:
         self.view, self.norm, self.order = view, norm, view.order
         bins = make_binning(view.p, None, n_bins, "uniform").assign(view.p)
         self.starts = np.flatnonzero(np.diff(bins, prepend=-1))
-        self.stops = np.append(self.starts[1:], bins.shape[0]).tolist()
+        stops = np.append(self.starts[1:], bins.shape[0]).tolist()
+        self.segments = list(zip(self.starts.tolist(), stops, strict=True))
         w = np.ones(view.p.shape[0]) if view.weight is None else view.weight
         # The columns (w, w (p - y)) of the rows, in sorted order.
         self.columns = np.column_stack([w, w * (view.p - view.y)])
@@ -187,8 +188,7 @@ class _BinnedReplicates:
     def resampled(self, draws):
         """The error of each bootstrap resample of the batch."""
         sums = np.empty((draws.size, self.starts.shape[0], 2))
-        segments = zip(self.starts.tolist(), self.stops, strict=True)
-        for k, (start, stop) in enumerate(segments):
+        for k, (start, stop) in enumerate(self.segments):
             sums[:, k] = draws.counts[:, start:stop] @ self.columns[start:stop]
         return self._errors(sums[..., 0], sums[..., 1])
 
@@ -198,9 +198,11 @@ class _BinnedReplicates:
         if self.view.weight is None:
             # Counting a bin's outcomes is a tenth of the cost of summing
             # them as floats.
-            segments = list(zip(self.starts.tolist(), self.stops, strict=True))
             outcome_sums = np.array(
-                [[np.count_nonzero(row[a:b]) for a, b in segments] for row in outcomes],
+                [
+                    [np.count_nonzero(row[a:b]) for a, b in self.segments]
+                    for row in outcomes
+                ],
                 dtype=np.float64,
             )
         else:

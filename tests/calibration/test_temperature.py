@@ -319,12 +319,7 @@ def test_brier_search_sees_a_heavy_row(seed, monkeypatch):
     w = np.ones(n)
     k = rng.integers(n)
     logits[k, 1], y[k], w[k] = -0.001, 0, 3 * n
-    fast = TemperatureRecalibrator(loss="brier", input="logit")
-    fast.fit(logits, y, sample_weight=w)
-    with monkeypatch.context() as patch:
-        patch.setattr(_temperature, "_BRIER_SUBSAMPLE", 10**9)
-        full = TemperatureRecalibrator(loss="brier", input="logit")
-        full.fit(logits, y, sample_weight=w)
+    fast, full = _subsampled_and_full_brier_fits(logits, y, w, monkeypatch)
     assert_allclose(fast.temperature_, full.temperature_, rtol=1e-10)
 
 
@@ -343,6 +338,17 @@ def test_newton_stops_at_a_zero_gradient():
 
     assert _newton_on_beta(derivatives) == 4.0
     assert calls == [1.0, 4.0]
+
+
+def _subsampled_and_full_brier_fits(X, y, sample_weight, monkeypatch):
+    """Brier temperature fits with the subsampled bracket, and with none."""
+    fast = TemperatureRecalibrator(loss="brier", input="logit")
+    fast.fit(X, y, sample_weight=sample_weight)
+    with monkeypatch.context() as patch:
+        patch.setattr(_temperature, "_BRIER_SUBSAMPLE", 10**9)
+        full = TemperatureRecalibrator(loss="brier", input="logit")
+        full.fit(X, y, sample_weight=sample_weight)
+    return fast, full
 
 
 def _brier_problems(seed):
@@ -377,12 +383,7 @@ def test_brier_subsample_search_equals_the_full_grid(
             rng = np.random.RandomState(global_random_seed + 1)
             w = rng.uniform(0.0, 3.0, size=y.shape[0])
             w[rng.uniform(size=y.shape[0]) < 0.3] = 0.0
-        fast = TemperatureRecalibrator(loss="brier", input="logit")
-        fast.fit(X, y, sample_weight=w)
-        with monkeypatch.context() as patch:
-            patch.setattr(_temperature, "_BRIER_SUBSAMPLE", 10**9)
-            full = TemperatureRecalibrator(loss="brier", input="logit")
-            full.fit(X, y, sample_weight=w)
+        fast, full = _subsampled_and_full_brier_fits(X, y, w, monkeypatch)
         assert_allclose(fast.temperature_, full.temperature_, rtol=1e-12)
     # The replicated two-minimum problem: the global minimum (T -> 0).
     assert fast.temperature_ < 0.05
