@@ -23,8 +23,9 @@ from skcal.calibration._base import BaseRecalibrator, score_log_probabilities
 _LOG_BETA_BOUND = 20.0
 # Points of the grid that brackets the Brier score's minimum.
 _BRIER_GRID = 81
-# Above this many rows the grid is evaluated on this many of them, evenly
-# spaced, and the full data's score only near the subsample's best minima.
+# Above this many rows the grid is evaluated on this many of them, drawn at
+# random in proportion to their weights, and the full data's score only near
+# the subsample's best minima.
 _BRIER_SUBSAMPLE = 4096
 # The subsample's local minima followed on the full data: at most this many,
 # among those within this many standard errors of its best.
@@ -101,7 +102,7 @@ def _descend(values, start, evaluate):
 
 
 def _brier_grid_minimum(logits, y, sample_weight, grid):
-    """The index of the grid point with the smallest mean Brier score.
+    """The grid point with the smallest mean Brier score: ``(index, score)``.
 
     Up to :data:`_BRIER_SUBSAMPLE` rows of positive weight, every grid
     point is evaluated. Beyond, the grid is evaluated on that many rows drawn
@@ -122,7 +123,9 @@ def _brier_grid_minimum(logits, y, sample_weight, grid):
         y.shape[0] if sample_weight is None else np.count_nonzero(sample_weight)
     )
     if n_positive <= _BRIER_SUBSAMPLE:
-        return int(np.argmin([full(g) for g in grid]))
+        scores = [full(g) for g in grid]
+        best = int(np.argmin(scores))
+        return best, scores[best]
     rng = np.random.default_rng(_BRIER_SEED)
     if sample_weight is None:
         rows = rng.choice(y.shape[0], size=_BRIER_SUBSAMPLE, replace=False)
@@ -132,19 +135,20 @@ def _brier_grid_minimum(logits, y, sample_weight, grid):
         rows = np.minimum(
             np.searchsorted(cumulative, draws, side="right"), y.shape[0] - 1
         )
-    share = np.full(rows.shape[0], 1.0 / rows.shape[0])
-    per_row = np.array([_row_briers(logits[rows], y[rows], g) for g in grid])
-    coarse = per_row @ share
+    sub_logits, sub_y = logits[rows], y[rows]
+    per_row = np.array([_row_briers(sub_logits, sub_y, g) for g in grid])
+    coarse = per_row.mean(axis=1)
     padded = np.r_[np.inf, coarse, np.inf]
     minima = np.flatnonzero((coarse <= padded[:-2]) & (coarse <= padded[2:]))
     minima = minima[np.argsort(coarse[minima], kind="stable")]
     gap = per_row[minima] - per_row[minima[0]]
-    excess = gap @ share
-    se = np.sqrt(((gap - excess[:, None]) ** 2) @ share * (share @ share))
+    excess = gap.mean(axis=1)
+    se = np.sqrt(((gap - excess[:, None]) ** 2).mean(axis=1) / rows.shape[0])
     starts = minima[excess <= _BRIER_MARGIN * se][:_BRIER_CANDIDATES]
     values = [None] * grid.shape[0]
     ends = {_descend(values, int(i), lambda j: full(grid[j])) for i in starts}
-    return min(ends, key=lambda i: values[i])
+    best = min(ends, key=lambda i: values[i])
+    return best, values[best]
 
 
 def _log_loss_beta(logits, y, sample_weight):
@@ -276,12 +280,10 @@ def _brier_temperature(logits, y, sample_weight):
     """
     mean_brier = _brier_loss(logits, y, sample_weight)
     grid = np.linspace(-_LOG_BETA_BOUND, _LOG_BETA_BOUND, _BRIER_GRID)
-    best = _brier_grid_minimum(logits, y, sample_weight, grid)
+    best, best_score = _brier_grid_minimum(logits, y, sample_weight, grid)
     bounds = (grid[max(best - 1, 0)], grid[min(best + 1, _BRIER_GRID - 1)])
     temperature = _brier_root_temperature(logits, y, sample_weight, bounds)
-    if temperature is not None and mean_brier(-math.log(temperature)) <= mean_brier(
-        grid[best]
-    ):
+    if temperature is not None and mean_brier(-math.log(temperature)) <= best_score:
         return temperature
     log_beta = minimize_scalar(
         mean_brier,

@@ -58,7 +58,8 @@ def pit_map(z, sample_weight):
     cumulative = np.cumsum(mass)
     level = np.r_[0.0, (cumulative - 0.5 * mass) / cumulative[-1], 1.0]
     knots = np.r_[-np.inf, values[starts], np.inf]
-    lower, upper = ndtr(knots), ndtr(-knots)
+    # The tails at the knots: those of their groups, and exact at +-inf.
+    lower, upper = np.r_[0.0, lower[starts], 1.0], np.r_[1.0, upper[starts], 0.0]
     width = np.where(knots[:-1] >= 0.0, upper[:-1] - upper[1:], lower[1:] - lower[:-1])
     return PITMap(knots, level, lower, upper, width)
 
