@@ -411,6 +411,7 @@ def run_demo(args):
     status : int
         0; a failure raises :class:`~skcal._cli._errors.InputError`.
     """
+    from joblib import parallel_config
     from sklearn.model_selection import StratifiedKFold
 
     started = time.perf_counter()
@@ -421,7 +422,9 @@ def run_demo(args):
     models = _models(setup)
     folds = StratifiedKFold(settings.n_folds, shuffle=True, random_state=0)
     total = len(models) + 2
-    with reported("demo"):
+    # --n-jobs counts threads, for the fits too: on data this small, starting
+    # worker processes costs more than the fits (about 1 s on two cores).
+    with reported("demo"), parallel_config(backend="threading"):
         results = _cross_validate(models, setup.X, setup.y, folds, settings, total)
         grid = _grid_search(setup, folds, settings, len(models) + 1, total)
         with step(total, total, "tables and diagrams", settings.verbose):

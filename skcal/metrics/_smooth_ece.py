@@ -203,7 +203,7 @@ class _ReflectedGaussianSmoother:
             self._coef[grid] = (fft.dct(masses, type=1, axis=-1) + ends) / 2.0
         return grid, self._coef[grid]
 
-    def smooth(self, channel, sigma, n_intervals=None, resolve=np.inf):
+    def smooth(self, channel, sigma, n_intervals=None, resolve=np.inf, rows=None):
         """Smoothed values ``sum_i v_i K(t, p_i)`` at the nodes of a grid.
 
         Parameters
@@ -218,10 +218,13 @@ class _ReflectedGaussianSmoother:
         resolve : float, default=inf
             The masses are binned on a grid that also resolves this bandwidth
             (one that later calls will ask for), when it is below ``sigma``.
+        rows : ndarray of int, default=None
+            Only these samples of the batch (indices into its flattened
+            shape), ``sigma`` giving their bandwidths.
 
         Returns
         -------
-        values : ndarray of shape (*batch, n_intervals + 1)
+        values : ndarray of shape (*batch, n_intervals + 1), or (len(rows), n_intervals + 1)
         """
         sigma = np.asarray(sigma, dtype=np.float64)
         smallest = max(float(sigma.min()), 1e-300)
@@ -230,7 +233,11 @@ class _ReflectedGaussianSmoother:
         grid, coef = self._coefficients(
             self._grid_for(max(min(smallest, resolve), 1e-300), n_intervals)
         )
-        coef = coef[..., self.channels.index(channel), :]
+        channel = self.channels.index(channel)
+        if rows is None:
+            coef = coef[..., channel, :]
+        else:
+            coef = coef.reshape(-1, *coef.shape[-2:])[rows, channel, :]
         # Coefficients beyond the binning grid carry a factor below
         # exp(-(pi * 128)**2 / 2), and those beyond _NEGLIGIBLE_K / sigma one
         # below exp(-40): zero against the first one in float64.
@@ -245,11 +252,13 @@ class _ReflectedGaussianSmoother:
         spectrum[..., -1] *= 2.0
         return fft.dct(spectrum, type=1, axis=-1)
 
-    def error_at(self, sigma, resolve=np.inf):
-        """smECE at bandwidth ``sigma``: the L1 norm of the smoothed residual."""
-        values = self.smooth("residual", sigma, resolve=resolve)
+    def error_at(self, sigma, resolve=np.inf, rows=None):
+        """smECE at bandwidth ``sigma``: the L1 norm of the smoothed residual
+        (of the samples ``rows`` of the flattened batch only, when given)."""
+        values = self.smooth("residual", sigma, resolve=resolve, rows=rows)
+        total = self.total_weight if rows is None else self.total_weight.ravel()[rows]
         # At most 1 in exact arithmetic; rounding may add an ulp or two.
-        return np.minimum(_abs_integral(values) / self.total_weight, 1.0)
+        return np.minimum(_abs_integral(values) / total, 1.0)
 
     def fixed_point(self, eps, guess=None):
         """The bandwidth equal to the smECE at that bandwidth, within ``eps``.
@@ -346,25 +355,26 @@ class _ReflectedGaussianSmoother:
         trials are the guess, then :math:`T` of it (the fixed point when
         :math:`T` is flat), then secant steps on :math:`g(s) = T(s) - s`,
         kept inside the bracket, and a bisection step whenever the last
-        trial did not halve it; the search stops when every bracket is at
-        most ``eps`` wide (usually after two or three evaluations, against
-        five to eight for the bisection) and returns the last secant root,
-        clipped to the bracket. As in :meth:`fixed_point`, a sample whose
+        trial did not halve it. A sample's search stops when its bracket is
+        at most ``eps`` wide (usually after two or three evaluations, against
+        five to eight for the bisection) and returns its last secant root,
+        clipped to the bracket; later evaluations of the batch leave out
+        the samples that stopped, so each result is the one the sample
+        would get alone. As in :meth:`fixed_point`, a sample whose
         :math:`g(\mathrm{eps}) \le 0` gets :math:`\mathrm{smECE_{eps}}` and
         one with :math:`g(1) \ge 0` gets 1.
         """
         shape = self.total_weight.shape
-        lo, hi = np.full(shape, float(eps)), np.ones(shape)
-        result = np.full(shape, np.nan)
-        s = np.clip(np.full(shape, float(guess)), eps, 1.0)
+        result = np.full(math.prod(shape), np.nan)
+        # The state of the samples still searched, and their indices.
+        rows = np.arange(result.shape[0])
+        lo, hi = np.full(rows.shape, float(eps)), np.ones(rows.shape)
+        s = np.clip(np.full(rows.shape, float(guess)), eps, 1.0)
         s_prev = g_prev = None
-        while True:
-            t = self.error_at(s)
+        while rows.size:
+            t = self.error_at(s, rows=rows)
             g = t - s
             rising = g >= 0.0
-            at_floor = ~rising & (s <= eps) & np.isnan(result)
-            at_top = rising & (s >= 1.0) & np.isnan(result)
-            result[at_floor], result[at_top] = t[at_floor], 1.0
             width = hi - lo
             lo = np.maximum(lo, np.where(rising, s, t))
             hi = np.minimum(hi, np.where(rising, t, s))
@@ -375,30 +385,40 @@ class _ReflectedGaussianSmoother:
                     else s - g * (s - s_prev) / (g - g_prev)
                 )
             estimate = np.clip(np.where(np.isfinite(step), step, s), lo, hi)
-            # (NaN, from a NaN smECE, counts as done.)
-            if not (np.where(np.isnan(result), hi - lo, 0.0) > eps).any():
-                return np.where(np.isnan(result), estimate, result)
+            at_floor, at_top = ~rising & (s <= eps), rising & (s >= 1.0)
+            estimate[at_floor], estimate[at_top] = t[at_floor], 1.0
+            # (A NaN bracket, from a NaN smECE, counts as done.)
+            done = at_floor | at_top | ~(hi - lo > eps)
+            result[rows[done]] = estimate[done]
+            going = ~done
             halved = hi - lo <= 0.5 * width
-            s_prev, g_prev = s, g
-            s = np.where(halved, estimate, 0.5 * (lo + hi))
+            s_next = np.where(halved, estimate, 0.5 * (lo + hi))
+            rows, lo, hi = rows[going], lo[going], hi[going]
+            s_prev, g_prev, s = s[going], g[going], s_next[going]
+        return result.reshape(shape)
 
 
 def _abs_integral(values):
     """Integral over [0, 1] of ``|L|``, L the linear interpolant of node values.
 
     On an interval where the values change sign, the integral of ``|L|`` is
-    ``(a**2 + b**2) / (2 (|a| + |b|))`` times its width, not the trapezoid
-    ``(|a| + |b|) / 2``: the trapezoids of ``|values|``, replaced on the few
-    intervals that cross zero. Along the last axis.
+    ``(a**2 + b**2) / (2 (|a| + |b|))`` times its width, which is the
+    trapezoid ``(|a| + |b|) / 2`` less ``|a| |b| / (|a| + |b|)``: the
+    trapezoid rule on ``|values|``, less those terms on the few intervals
+    that cross zero. Along the last axis.
     """
     rows = values.reshape(-1, values.shape[-1])
     magnitude = np.abs(rows)
-    # Twice each piece (halving the sum is exact, as is doubling a quotient).
-    pieces = magnitude[:, :-1] + magnitude[:, 1:]
-    row, node = np.nonzero(rows[:, :-1] * rows[:, 1:] < 0.0)
-    a, b = rows[row, node], rows[row, node + 1]
-    pieces[row, node] = (a * a + b * b) / pieces[row, node]
-    integral = 0.5 * pieces.sum(axis=1) / (rows.shape[1] - 1)
+    # (The sums of the left and of the right ends: an exact constant stays
+    # exact, where the sum of all nodes less half the two ends may not.)
+    trapezoids = 0.5 * (magnitude[:, :-1].sum(axis=1) + magnitude[:, 1:].sum(axis=1))
+    # An interval crosses zero where one end is positive and the other not
+    # (a zero end makes its term 0, and two never divide 0 by 0).
+    positive = rows > 0.0
+    row, node = np.nonzero(positive[:, :-1] != positive[:, 1:])
+    a, b = magnitude[row, node], magnitude[row, node + 1]
+    crossings = np.bincount(row, a * b / (a + b), minlength=rows.shape[0])
+    integral = (trapezoids - crossings) / (rows.shape[1] - 1)
     return integral.reshape(values.shape[:-1])
 
 

@@ -313,6 +313,39 @@ def test_search_from_a_guess_finds_the_bisection_fixed_points(global_random_seed
         assert_allclose(np.maximum(near, eps), np.maximum(expected, eps), atol=eps)
 
 
+def test_search_from_a_guess_gives_each_sample_its_own_result(global_random_seed):
+    """Check that a batch's search gives each sample what it gets alone.
+
+    The samples of a batch stop after different numbers of evaluations
+    (fixed points near and far from the guess, at the floor and at 1); a
+    sample that stopped is not moved by the evaluations of the others.
+    """
+    rng = np.random.RandomState(global_random_seed)
+    n, eps, n_intervals = 300, 1e-3, 2048
+    p = rng.uniform(size=n)
+    datasets = [
+        (rng.uniform(size=n) < p, p),
+        (rng.uniform(size=n) < p**2, p),
+        (rng.uniform(size=n) < p**4, p),
+        (np.arange(n) % 2, (np.arange(n) % 2).astype(float)),
+        (np.ones(n), np.zeros(n)),
+    ]
+    masses = np.stack(
+        [
+            linear_binning(q, y.astype(np.uint8), None, n_intervals, ("residual",))
+            for y, q in datasets
+        ]
+    )
+    totals = np.full(len(datasets), float(n))
+    batch = _ReflectedGaussianSmoother(masses, n_intervals, totals, ("residual",))
+    together = batch.fixed_point(eps, guess=0.05)
+    for i in range(len(datasets)):
+        alone = _ReflectedGaussianSmoother(
+            masses[i : i + 1], n_intervals, totals[i : i + 1], ("residual",)
+        )
+        assert_array_equal(together[i : i + 1], alone.fixed_point(eps, guess=0.05))
+
+
 # ---------------------------------------------------------------------------
 # Grids sized to the bandwidth, and the bisection's shortcuts.
 # ---------------------------------------------------------------------------
