@@ -224,7 +224,8 @@ class _ReflectedGaussianSmoother:
 
         Returns
         -------
-        values : ndarray of shape (*batch, n_intervals + 1), or (len(rows), n_intervals + 1)
+        values : ndarray of shape (*batch, n_intervals + 1)
+            Or ``(len(rows), n_intervals + 1)`` with ``rows``.
         """
         sigma = np.asarray(sigma, dtype=np.float64)
         smallest = max(float(sigma.min()), 1e-300)
