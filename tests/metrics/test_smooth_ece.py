@@ -13,10 +13,14 @@ from numpy.testing import assert_allclose, assert_array_equal
 from scipy.optimize import brentq, linprog
 
 from skcal._param_validation import InvalidParameterError
-from skcal._utils._bootstrap import seed_of
+from skcal._utils._bootstrap import Draws, seed_of
 from skcal._utils._grid import CHANNELS, linear_binning
 from skcal.metrics import smooth_ece, smooth_reliability_curve
-from skcal.metrics._smooth_ece import _abs_integral, _ReflectedGaussianSmoother
+from skcal.metrics._smooth_ece import (
+    _abs_integral,
+    _ReflectedGaussianSmoother,
+    smooth_ece_replicates,
+)
 from tests.metrics._reference import plugin_ece, ref_views
 from tests.metrics._strategies import binary_data as _binary_data
 
@@ -318,10 +322,12 @@ def test_search_from_a_guess_gives_each_sample_its_own_result(global_random_seed
 
     The samples of a batch stop after different numbers of evaluations
     (fixed points near and far from the guess, at the floor and at 1); a
-    sample that stopped is not moved by the evaluations of the others.
+    sample that stopped is not moved by the evaluations of the others. (The
+    grid is the coarsest, so that no bandwidth of the batch chooses
+    another.)
     """
     rng = np.random.RandomState(global_random_seed)
-    n, eps, n_intervals = 300, 1e-3, 2048
+    n, eps, n_intervals = 300, 1e-3, 256
     p = rng.uniform(size=n)
     datasets = [
         (rng.uniform(size=n) < p, p),
@@ -343,7 +349,9 @@ def test_search_from_a_guess_gives_each_sample_its_own_result(global_random_seed
         alone = _ReflectedGaussianSmoother(
             masses[i : i + 1], n_intervals, totals[i : i + 1], ("residual",)
         )
-        assert_array_equal(together[i : i + 1], alone.fixed_point(eps, guess=0.05))
+        assert_allclose(
+            together[i : i + 1], alone.fixed_point(eps, guess=0.05), rtol=1e-12
+        )
 
 
 # ---------------------------------------------------------------------------
@@ -1089,13 +1097,43 @@ def test_smooth_band_is_the_percentiles_of_resampled_rows(global_random_seed, si
     curves, values = np.array(curves), np.array(values)
     tail = 50.0 * (1.0 - level)
     low, high = np.nanpercentile(curves, [tail, 100.0 - tail], axis=0)
-    # Each replicate's curve is computed on a grid of 64 nodes per bandwidth.
-    assert_allclose(result.band_low, low, atol=1e-4, equal_nan=True)
-    assert_allclose(result.band_high, high, atol=1e-4, equal_nan=True)
+    # Each replicate's curve is computed on a grid of 32 nodes per bandwidth
+    # (binning and evaluation bound: 0.242 (1 / 32**2 + 1 / 32**2) < 5e-4).
+    assert_allclose(result.band_low, low, atol=5e-4, equal_nan=True)
+    assert_allclose(result.band_high, high, atol=5e-4, equal_nan=True)
     # Replicates find their fixed points within eps = 1e-3 on a coarser grid.
     atol = 2e-3 if sigma == "auto" else 1e-4
     expected = _interval_written_out(result.smooth_ece, values, null, level)
     assert_allclose(result.smooth_ece_interval, expected, atol=atol)
+
+
+@pytest.mark.parametrize("power", [1.0, 3.0])
+def test_smooth_replicates_are_the_measure_of_their_rows(global_random_seed, power):
+    """Check each replicate against smooth_ece of the same rows.
+
+    A resample is the rows weighted by their counts, a calibrated draw the
+    drawn outcomes (both in the order of the replicates' view). The
+    replicates are binned on a grid of 32 nodes per bandwidth of the full
+    data, and the calibrated draws of miscalibrated data (power 3) have
+    fixed points far below it; each replicate stays within eps = 1e-3, the
+    tolerance to which both find the fixed point, of the measure.
+    """
+    rng = np.random.RandomState(global_random_seed)
+    n, size = 3000, 8
+    p = rng.uniform(size=n)
+    y = (rng.uniform(size=n) < p**power).astype(np.uint8)
+    replicates = smooth_ece_replicates(y, p, None, sigma="auto", eps=1e-3)
+    draws = Draws(np.random.default_rng(global_random_seed), n, size)
+    resampled = replicates.resampled(draws)
+    relabeled = replicates.relabeled(draws)
+    view_p, view_y = p[replicates.order], y[replicates.order]
+    outcomes = replicates.view.outcomes(draws)
+    for i in range(size):
+        weight = draws.counts[i].astype(np.float64)
+        expected = smooth_ece(view_y, view_p, sample_weight=weight)
+        assert_allclose(resampled[i], expected, atol=1e-3)
+        expected = smooth_ece(outcomes[i].astype(np.uint8), view_p)
+        assert_allclose(relabeled[i], expected, atol=1e-3)
 
 
 def test_smooth_ece_interval_of_a_calibrated_model():
