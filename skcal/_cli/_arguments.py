@@ -218,7 +218,8 @@ def _add_jobs(command):
         metavar="N",
         type=jobs,
         default=-1,
-        help="threads drawing the bootstrap resamples, -1 for all processors "
+        help="threads drawing the bootstrap resamples (and fitting the demo's "
+        "models), -1 for all processors "
         "(default: -1; the results do not depend on it)",
     )
 
