@@ -14,6 +14,7 @@ them and the coverage measured by simulation.
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+import itertools
 import math
 import threading
 from functools import cached_property
@@ -39,6 +40,10 @@ _WORDS = 8192
 
 # Uniforms are drawn as 32-bit integers: u = bits / 2**32.
 _UNIFORM_SCALE = 2.0**32
+
+# Rows per segment from which :func:`segment_counts` counts each segment on its
+# own (one call per segment and draw) instead of summing bytes.
+_LONG_SEGMENT = 2048
 
 
 def _quantiles(draws, levels):
@@ -480,6 +485,38 @@ def _bernoulli_thresholds(p, block=1 << 16):
         np.minimum(part, _UNIFORM_SCALE - 1, out=part)
         thresholds[start : start + part.shape[0]] = part
     return thresholds, np.concatenate(sure) if sure else np.zeros(0, dtype=np.intp)
+
+
+def segment_counts(outcomes, starts, long_segment=_LONG_SEGMENT):
+    """The outcomes of each segment of rows, per set of drawn outcomes.
+
+    Segment ``k`` is the rows ``starts[k]`` to ``starts[k + 1]`` (the last
+    one to the end). Long segments (``long_segment`` rows on average) are
+    counted one by one (``np.count_nonzero``, a tenth of the cost of a sum
+    per row); many short ones would pay a call each, so their bytes are
+    summed (``np.add.reduceat``).
+
+    Parameters
+    ----------
+    outcomes : ndarray of shape (n_draws, n_samples), bool
+        E.g. :meth:`SortedView.outcomes`.
+    starts : ndarray of shape (n_segments,)
+        Increasing, from 0.
+    long_segment : int, default=_LONG_SEGMENT
+        The mean length from which segments are counted one by one.
+
+    Returns
+    -------
+    counts : ndarray of shape (n_draws, n_segments), int64
+    """
+    n_samples = outcomes.shape[1]
+    if n_samples < long_segment * starts.shape[0]:
+        return np.add.reduceat(outcomes.view(np.uint8), starts, axis=1, dtype=np.int64)
+    bounds = list(itertools.pairwise([*starts.tolist(), n_samples]))
+    return np.array(
+        [[np.count_nonzero(row[a:b]) for a, b in bounds] for row in outcomes],
+        dtype=np.int64,
+    )
 
 
 class NullLabels:

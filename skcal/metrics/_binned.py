@@ -22,7 +22,13 @@ from skcal._reduction import (
 )
 from skcal._typing import ArrayLike, Label, RandomStateLike
 from skcal._utils._bins import STRATEGIES, bin_sums, make_binning
-from skcal._utils._bootstrap import N_BOOTSTRAP, Atoms, SortedView, percentile_band
+from skcal._utils._bootstrap import (
+    N_BOOTSTRAP,
+    Atoms,
+    SortedView,
+    percentile_band,
+    segment_counts,
+)
 from skcal._validation import (
     DATA_CONSTRAINTS,
     GROUPS_CONSTRAINT,
@@ -196,15 +202,7 @@ class _BinnedReplicates:
         """The error of each set of outcomes drawn from the predictions."""
         outcomes = self.view.outcomes(draws)
         if self.view.weight is None:
-            # Counting a bin's outcomes is a tenth of the cost of summing
-            # them as floats.
-            outcome_sums = np.array(
-                [
-                    [np.count_nonzero(row[a:b]) for a, b in self.segments]
-                    for row in outcomes
-                ],
-                dtype=np.float64,
-            )
+            outcome_sums = segment_counts(outcomes, self.starts)
         else:
             outcome_sums = self._sums(outcomes * self.view.weight)
         gap_sums = self.prediction_sums - outcome_sums

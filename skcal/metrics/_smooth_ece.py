@@ -29,6 +29,7 @@ from skcal._utils._bootstrap import (
     draw_replicates,
     percentile_band,
     seed_of,
+    segment_counts,
 )
 from skcal._utils._grid import CHANNELS, grid_cells, halve_grid, linear_binning
 from skcal._utils._progress import VERBOSE_CONSTRAINT, Progress
@@ -758,10 +759,7 @@ class SmoothEceReplicates:
         """
         outcomes = self.view.outcomes(draws)
         if self.view.weight is None:
-            # Integer sums of the bytes: cheaper than float sums of booleans.
-            cell_sums = np.add.reduceat(
-                outcomes.view(np.uint8), self.starts, axis=1, dtype=np.int64
-            )
+            cell_sums = segment_counts(outcomes, self.starts)
         else:
             outcomes = np.multiply(
                 outcomes, self.view.weight, out=draws.scratch("weighted")

@@ -14,6 +14,7 @@ from skcal._utils._bootstrap import (
     _bernoulli_thresholds,
     multinomial_counts,
     random_bits,
+    segment_counts,
 )
 
 
@@ -115,3 +116,22 @@ def test_outcomes_are_uniforms_below_the_predictions():
     blocked, sure = _bernoulli_thresholds(view.p, block=3)
     assert_array_equal(blocked, _bernoulli_thresholds(view.p)[0])
     assert_array_equal(sure, [6, 7])
+
+
+@pytest.mark.parametrize("long_segment", [1, 10**9])
+def test_segment_counts_count_each_segment(global_random_seed, long_segment):
+    """Check both ways of counting a segment's outcomes against a loop.
+
+    Segments of one row, of many, and a last one to the end; counted one
+    by one (``long_segment`` 1) or by summed bytes (a huge one).
+    """
+    rng = np.random.RandomState(global_random_seed)
+    outcomes = rng.uniform(size=(3, 50)) < 0.4
+    starts = np.array([0, 1, 2, 10, 11, 37])
+    expected = [
+        [row[a:b].sum() for a, b in zip(starts, [*starts[1:], 50], strict=True)]
+        for row in outcomes
+    ]
+    counts = segment_counts(outcomes, starts, long_segment=long_segment)
+    assert counts.dtype == np.int64
+    assert_array_equal(counts, expected)
