@@ -453,13 +453,26 @@ def _check_y_prob(y_prob):
     return p
 
 
-# Bytes of the blocks of rows a matrix is checked by: the min, the max and the
-# row sums of a block then read it from the cache, not from memory.
+# Bytes of the blocks of rows a matrix is checked by: its range check and row
+# sums then read a block from the cache, not from memory.
 _BLOCK_BYTES = 1 << 19
+
+# Each float type's unsigned integer of the same size, and the bits of 1.0.
+# Read as unsigned integers, the floats from +0.0 to 1.0 keep their order, and
+# every other value (negative, -0.0, above 1, infinite, NaN) reads as more
+# than the bits of 1.0: one integer maximum checks the range.
+_UNIT_BITS = {
+    np.dtype(np.float32): (np.uint32, 0x3F80_0000),
+    np.dtype(np.float64): (np.uint64, 0x3FF0_0000_0000_0000),
+}
 
 
 class _MatrixSummary(NamedTuple):
-    """Range of a matrix, and the rows whose sum may be off by ``tol`` or more."""
+    """Range of a matrix, and the rows whose sum may be off by ``tol`` or more.
+
+    ``lo`` and ``hi`` are the minimum and maximum, except that a matrix of
+    values from +0.0 to 1.0 gets the bounds 0.0 and 1.0.
+    """
 
     lo: float
     hi: float
@@ -468,12 +481,17 @@ class _MatrixSummary(NamedTuple):
 
 
 def _matrix_summary(p, eps):
-    """Min, max and rows that may not sum to 1 of a matrix, in one pass.
+    """Range and rows that may not sum to 1 of a matrix, in one pass.
 
     The tolerance of a row sum is ``max(1e-6, n_columns * eps)``, ``eps`` the
-    precision of the input. Each block of rows is reduced three ways (min,
-    max, and row sums by a matrix-vector product in the matrix's dtype) while
-    it is in the cache: one read of the matrix from memory instead of three.
+    precision of the input. Each block of rows is reduced twice while it is
+    in the cache (one read of the matrix from memory): the largest of its
+    values read as unsigned integers (`_UNIT_BITS`), which is at most the
+    bits of 1.0 exactly when every value lies in [+0.0, 1.0]; and its row
+    sums, by a matrix-vector product in the matrix's dtype. From the first
+    block with another value on (a negative or NaN, or only -0.0), the exact
+    minimum and maximum are taken, of the rows before it too.
+
     A float32 sum of K terms in [0, 1] is off by at most (K - 1) u, u = eps / 2
     the unit roundoff: less than half the tolerance. The rows whose fast sum is
     off by more than half of it are the suspects, summed again in float64 by
@@ -483,17 +501,26 @@ def _matrix_summary(p, eps):
     n_rows, n_columns = p.shape
     tol = max(1e-6, n_columns * eps)
     ones = np.ones(n_columns, dtype=p.dtype)
+    unsigned, one = _UNIT_BITS[p.dtype]
+    bits = p.view(unsigned)
     step = max(1, _BLOCK_BYTES // (n_columns * p.itemsize))
-    lo, hi, suspects = np.inf, -np.inf, []
+    sums = np.empty(n_rows, dtype=p.dtype)
+    lo, hi, exact = 0.0, 1.0, False
     for start in range(0, n_rows, step):
         block = p[start : start + step]
-        lo, hi = np.minimum(lo, block.min()), np.maximum(hi, block.max())
-        if lo >= 0.0 and hi <= 1.0:
-            off = np.abs(block @ ones - 1.0) > 0.5 * tol
-            if off.any():
-                suspects.append(start + np.flatnonzero(off))
-    rows = np.concatenate(suspects) if suspects else np.empty(0, dtype=np.intp)
-    return _MatrixSummary(lo, hi, rows, tol)
+        if not exact and bits[start : start + step].max() > one:
+            exact, before = True, p[:start]
+            lo, hi = (before.min(), before.max()) if start else (np.inf, -np.inf)
+        if exact:
+            lo, hi = np.minimum(lo, block.min()), np.maximum(hi, block.max())
+            if not (lo >= 0.0 and hi <= 1.0):
+                continue
+        np.matmul(block, ones, out=sums[start : start + step])
+    if not (lo >= 0.0 and hi <= 1.0):
+        return _MatrixSummary(lo, hi, np.empty(0, dtype=np.intp), tol)
+    sums -= 1.0
+    np.abs(sums, out=sums)
+    return _MatrixSummary(lo, hi, np.flatnonzero(sums > 0.5 * tol), tol)
 
 
 def _rows_not_summing_to_one(p, summary):

@@ -261,7 +261,8 @@ def test_blocked_row_sums_count_the_rows_a_float64_sum_rejects(
     n_bad = int(np.count_nonzero(deviation > tol))
     assert 0 < n_bad < 300
     summary = _validation._matrix_summary(p, eps)
-    assert (summary.lo, summary.hi) == (p.min(), p.max())
+    assert (summary.lo, summary.hi) == (0.0, 1.0)  # bounds: every value is in them
+    assert p.min() >= 0.0 and p.max() <= 1.0
     assert _validation._rows_not_summing_to_one(p, summary) == (
         n_bad,
         deviation.max(),
@@ -294,6 +295,40 @@ def test_float32_matrix_is_validated_in_place():
     assert data.y_prob.dtype == np.float32
     assert np.shares_memory(data.y_prob, prob)
     assert not data.y_prob.flags.writeable
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("row", [0, 7, 29])
+@pytest.mark.parametrize("value", [-0.25, 1.5, np.inf, np.nan, -0.0])
+def test_range_check_finds_the_exact_range_from_any_block(
+    dtype, row, value, monkeypatch
+):
+    """Check the range check by bits against min and max, wherever a value is.
+
+    The matrix is checked in blocks of 2 rows: the value outside [+0.0, 1.0]
+    sits in the first, a middle or the last block. Its range is then the
+    exact minimum and maximum, of the blocks before it too; -0.0 is in
+    [0, 1], so its rows' sums are checked as those of +0.0.
+    """
+    monkeypatch.setattr(_validation, "_BLOCK_BYTES", 2 * 3 * np.dtype(dtype).itemsize)
+    p = np.tile(P3, (10, 1)).astype(dtype)
+    p[[3, 12], :2] += np.asarray(0.01, dtype=dtype)  # two rows that sum to 1.02
+    p[1] = [0.995, 0.005, 0.0]  # the extremes in [0, 1], in the first block
+    p[row] = [value, 0.5, 0.5]
+    eps = float(np.finfo(dtype).eps)
+    summary = _validation._matrix_summary(p, eps)
+    assert_array_equal([summary.lo, summary.hi], [p.min(), p.max()])
+    if value == 0.0:
+        clean = p.copy()
+        clean[row] = [0.0, 0.5, 0.5]
+        assert_array_equal(
+            summary.suspects, _validation._matrix_summary(clean, eps).suspects
+        )
+        with pytest.raises(ValueError, match=r"y_prob has 2 row\(s\)"):
+            check_calibration_inputs(np.tile(Y3, 10), p)
+    else:
+        with pytest.raises(ValueError, match=r"y_prob contains 1 (NaN|value)"):
+            check_calibration_inputs(np.tile(Y3, 10), p)
 
 
 def test_nan_in_a_late_block_rejected(monkeypatch):

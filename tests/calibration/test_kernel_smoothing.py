@@ -221,7 +221,11 @@ def test_far_from_the_data_the_nearest_group_decides():
     recal = KernelSmoothingRecalibrator(sigma=0.005).fit(p, y)
     assert np.isnan(smooth_reliability_curve(y, p, sigma=0.005).calibration).any()
     out = recal.predict_proba([0.0, 0.1, 0.3, 0.45, 0.55, 0.7, 0.9, 1.0])[:, 1]
-    assert_allclose(out, [0.2, 0.2, 0.2, 0.2, 0.9, 0.9, 0.9, 0.9], atol=1e-9)
+    # Far nodes take the value of the last node where the curve is defined,
+    # at the edge of the density, within the curve's 1e-7 of the exact ratio
+    # (interpolable_curve): 2.3e-8 off in a fresh environment of 2026-11-25
+    # (scipy 1.17.1), where 1e-9 had held before.
+    assert_allclose(out, [0.2, 0.2, 0.2, 0.2, 0.9, 0.9, 0.9, 0.9], atol=1e-7)
 
 
 def test_top_label_fits_the_confidence_curve(global_random_seed):
