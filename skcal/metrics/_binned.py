@@ -89,7 +89,7 @@ def _error_of_sums(sums, norm, debias):
     rate = sums.sum_y[nonempty] / weight
     gap = sums.sum_p[nonempty] / weight - rate
     if not debias:
-        return _norm_of_gaps(fraction, gap, norm)
+        return float(_norm_of_gaps(fraction, gap, norm))
     # Kumar et al. (2019): subtract the variance of the bin's event rate,
     # ybar (1 - ybar) / (n_eff - 1) from the squared gap (the L2 error);
     # bins with fewer than two rows give 0.
@@ -110,20 +110,33 @@ def _error_of_sums(sums, norm, debias):
     return float(np.sqrt(total))
 
 
-def _error_of_gap_sums(weight, gap_sums, norm):
-    """The binned calibration error of per-bin weights and sums of ``w (p - y)``."""
-    nonempty = weight > 0
-    weight = weight[nonempty]
-    return _norm_of_gaps(weight / weight.sum(), gap_sums[nonempty] / weight, norm)
+def _errors_of_gap_sums(weights, gap_sums, norm):
+    """The binned calibration error of each row of per-bin weights and sums of
+    ``w (p - y)``, shape ``(n_replicates, n_bins)``.
+
+    An empty bin has no gap (0, and a fraction of 0). NaN for a row of zero
+    weight (a resample that drew only rows of zero weight).
+    """
+    totals = weights.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        fractions = weights / totals[:, None]
+    gaps = np.divide(gap_sums, weights, out=np.zeros_like(gap_sums), where=weights > 0)
+    errors = _norm_of_gaps(fractions, gaps, norm)
+    errors[~(totals > 0)] = np.nan
+    return errors
 
 
 def _norm_of_gaps(fraction, gap, norm):
-    """The L1, L2 or max norm of the per-bin gaps, bins weighted by ``fraction``."""
-    if norm == "l1":
-        return float(np.dot(fraction, np.abs(gap)))
+    """The L1, L2 or max norm of the per-bin gaps, bins weighted by ``fraction``.
+
+    Along the last axis: a float for one set of bins, an array for rows of
+    them.
+    """
     if norm == "max":
-        return float(np.max(np.abs(gap)))
-    return float(np.sqrt(np.dot(fraction, gap**2)))
+        return np.max(np.abs(gap), axis=-1)
+    terms = fraction * (np.abs(gap) if norm == "l1" else np.square(gap))
+    total = terms.sum(axis=-1)
+    return total if norm == "l1" else np.sqrt(total)
 
 
 class _BinnedCore:
@@ -181,22 +194,12 @@ class _BinnedReplicates:
     def _sums(self, values):
         return np.add.reduceat(values, self.starts, axis=-1, dtype=np.float64)
 
-    def _errors(self, weights, gap_sums):
-        return np.array(
-            [
-                _error_of_gap_sums(weight, gaps, self.norm)
-                if weight.any()
-                else np.nan  # only rows of zero weight were drawn
-                for weight, gaps in zip(weights, gap_sums, strict=True)
-            ]
-        )
-
     def resampled(self, draws):
         """The error of each bootstrap resample of the batch."""
         sums = np.empty((draws.size, self.starts.shape[0], 2))
         for k, (start, stop) in enumerate(self.segments):
             sums[:, k] = draws.counts[:, start:stop] @ self.columns[start:stop]
-        return self._errors(sums[..., 0], sums[..., 1])
+        return _errors_of_gap_sums(sums[..., 0], sums[..., 1], self.norm)
 
     def relabeled(self, draws):
         """The error of each set of outcomes drawn from the predictions."""
@@ -206,7 +209,8 @@ class _BinnedReplicates:
         else:
             outcome_sums = self._sums(outcomes * self.view.weight)
         gap_sums = self.prediction_sums - outcome_sums
-        return self._errors(np.broadcast_to(self.weight_sums, gap_sums.shape), gap_sums)
+        weights = np.broadcast_to(self.weight_sums, gap_sums.shape)
+        return _errors_of_gap_sums(weights, gap_sums, self.norm)
 
 
 def binned_error_core(*, n_bins, strategy, norm, debias):

@@ -764,3 +764,34 @@ def test_tiny_weight_ratios_keep_bins_exact():
             y, p, sample_weight=tiny, n_bins=3, norm="l2", debias=True
         )
     assert debiased == binned_calibration_error(y, p, n_bins=3, norm="l2", debias=True)
+
+
+@pytest.mark.parametrize("norm", ["l1", "l2", "max"])
+def test_errors_of_a_batch_are_each_replicates_error(norm, global_random_seed):
+    """Check the batch errors of the replicates against a loop over them.
+
+    Each row is one replicate's per-bin weights and gap sums, some bins
+    empty; a row of zero weight (a resample that drew only rows of zero
+    weight) gives NaN.
+    """
+    from skcal.metrics._binned import _errors_of_gap_sums
+
+    rng = np.random.default_rng(global_random_seed)
+    weights = rng.poisson(2.0, size=(50, 15)) * rng.uniform(0.5, 2.0, size=(50, 15))
+    weights[7] = 0.0
+    gap_sums = weights * rng.uniform(-1.0, 1.0, size=(50, 15))
+    expected = []
+    for weight, sums in zip(weights, gap_sums, strict=True):
+        kept = weight > 0
+        if not kept.any():
+            expected.append(np.nan)
+            continue
+        fraction, gap = weight[kept] / weight[kept].sum(), sums[kept] / weight[kept]
+        expected.append(
+            {
+                "l1": sum(f * abs(g) for f, g in zip(fraction, gap, strict=True)),
+                "l2": sum(f * g * g for f, g in zip(fraction, gap, strict=True)) ** 0.5,
+                "max": max(abs(g) for g in gap),
+            }[norm]
+        )
+    assert_allclose(_errors_of_gap_sums(weights, gap_sums, norm), expected, rtol=1e-12)
