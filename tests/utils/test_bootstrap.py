@@ -84,7 +84,9 @@ def test_random_bits_are_uniform_32_bit_integers(shape):
     bits = np.array(
         [random_bits(generator, np.empty(shape, dtype=np.uint32)) for _ in range(300)]
     )
-    ones = (bits[..., None] >> np.arange(32, dtype=np.uint32)) & 1
+    # Bit j of each integer is bit j % 8 of its byte j // 8, little-endian.
+    little = bits.astype("<u4", copy=False).view(np.uint8)
+    ones = np.unpackbits(little, bitorder="little")
     frequency = ones.reshape(-1, 32).mean(axis=0)
     spread = 5 * np.sqrt(0.25 / bits.size)
     assert_allclose(frequency, 0.5, atol=spread)
