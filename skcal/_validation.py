@@ -206,8 +206,9 @@ def _as_float_array(x, name, *, keep_float32=False):
 def _finite_range(arr, name, bounds=None):
     """Return ``(min, max)`` of a float array, rejecting NaN and infinities.
 
-    ``bounds`` are the min and max when already computed (by
-    `_matrix_summary`).
+    ``bounds`` replace them when already computed by `_matrix_summary`: the
+    min and max, or the bounds 0 and 1 of a matrix whose values all lie in
+    [0, 1].
     """
     # min and max propagate NaN, so they decide the common case in two passes.
     lo, hi = (arr.min(), arr.max()) if bounds is None else bounds
@@ -481,7 +482,7 @@ class _MatrixSummary(NamedTuple):
 
 
 def _matrix_summary(p, eps):
-    """Range and rows that may not sum to 1 of a matrix, in one pass.
+    """Range and rows that may not sum to 1 of a matrix, in one pass of blocks.
 
     The tolerance of a row sum is ``max(1e-6, n_columns * eps)``, ``eps`` the
     precision of the input. Each block of rows is reduced twice while it is
@@ -489,8 +490,9 @@ def _matrix_summary(p, eps):
     values read as unsigned integers (`_UNIT_BITS`), which is at most the
     bits of 1.0 exactly when every value lies in [+0.0, 1.0]; and its row
     sums, by a matrix-vector product in the matrix's dtype. From the first
-    block with another value on (a negative or NaN, or only -0.0), the exact
-    minimum and maximum are taken, of the rows before it too.
+    block with another value on (negative, -0.0, above 1, infinite or NaN),
+    the exact minimum and maximum are taken, of the rows before it too
+    (which reads those rows a second time).
 
     A float32 sum of K terms in [0, 1] is off by at most (K - 1) u, u = eps / 2
     the unit roundoff: less than half the tolerance. The rows whose fast sum is

@@ -299,28 +299,37 @@ def test_float32_matrix_is_validated_in_place():
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("row", [0, 7, 29])
-@pytest.mark.parametrize("value", [-0.25, 1.5, np.inf, np.nan, -0.0])
+@pytest.mark.parametrize(
+    "value", [-0.25, 1.5, np.inf, np.nan, "ulp above 1", "ulp below 0", -0.0, 1.0]
+)
 def test_range_check_finds_the_exact_range_from_any_block(
     dtype, row, value, monkeypatch
 ):
     """Check the range check by bits against min and max, wherever a value is.
 
-    The matrix is checked in blocks of 2 rows: the value outside [+0.0, 1.0]
+    The matrix is checked in blocks of 2 rows: a value outside [+0.0, 1.0]
     sits in the first, a middle or the last block. Its range is then the
-    exact minimum and maximum, of the blocks before it too; -0.0 is in
-    [0, 1], so its rows' sums are checked as those of +0.0.
+    exact minimum and maximum, of the blocks before it too. -0.0 is in
+    [0, 1], so its rows' sums are checked as those of +0.0; 1.0 (the largest
+    value in range) and the floats next to the ends probe the bits' bound.
     """
     monkeypatch.setattr(_validation, "_BLOCK_BYTES", 2 * 3 * np.dtype(dtype).itemsize)
+    one, zero = dtype(1.0), dtype(0.0)
+    value = {
+        "ulp above 1": np.nextafter(one, dtype(2.0)),
+        "ulp below 0": np.nextafter(zero, dtype(-1.0)),
+    }.get(value, value)
     p = np.tile(P3, (10, 1)).astype(dtype)
     p[[3, 12], :2] += np.asarray(0.01, dtype=dtype)  # two rows that sum to 1.02
     p[1] = [0.995, 0.005, 0.0]  # the extremes in [0, 1], in the first block
-    p[row] = [value, 0.5, 0.5]
+    in_range = value in (0.0, 1.0)
+    p[row] = [value, 0.0, 0.0] if value == 1.0 else [value, 0.5, 0.5]
     eps = float(np.finfo(dtype).eps)
     summary = _validation._matrix_summary(p, eps)
     assert_array_equal([summary.lo, summary.hi], [p.min(), p.max()])
-    if value == 0.0:
+    if in_range:
         clean = p.copy()
-        clean[row] = [0.0, 0.5, 0.5]
+        clean[row] = np.abs(clean[row])
         assert_array_equal(
             summary.suspects, _validation._matrix_summary(clean, eps).suspects
         )
