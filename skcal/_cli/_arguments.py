@@ -219,8 +219,8 @@ def _add_jobs(command):
         type=jobs,
         default=-1,
         help="threads drawing the bootstrap resamples (and fitting the demo's "
-        "models), -1 for all processors "
-        "(default: -1; the results do not depend on it)",
+        "cross-validated models; its grid search runs on one), -1 for all "
+        "processors (default: -1; the results do not depend on it)",
     )
 
 

@@ -41,7 +41,7 @@ _WORDS = 8192
 # Uniforms are drawn as 32-bit integers: u = bits / 2**32.
 _UNIFORM_SCALE = 2.0**32
 
-# Rows per segment from which :func:`segment_counts` counts each segment on its
+# Rows per segment from which :func:`segment_sums` counts each segment on its
 # own (one call per segment and draw) instead of summing bytes.
 _LONG_SEGMENT = 2048
 
@@ -463,6 +463,18 @@ class SortedView:
         outcomes[:, self._sure] = True
         return outcomes
 
+    def weighted_outcomes(self, draws):
+        """The drawn outcomes times the rows' weights, one set per draw.
+
+        The boolean :meth:`outcomes` when unweighted; otherwise float64,
+        written into the batch's scratch array ``"weighted"`` (see
+        :meth:`Draws.scratch`).
+        """
+        outcomes = self.outcomes(draws)
+        if self.weight is None:
+            return outcomes
+        return np.multiply(outcomes, self.weight, out=draws.scratch("weighted"))
+
 
 def _bernoulli_thresholds(p, block=1 << 16):
     """``(thresholds, sure)`` of predictions, for outcomes drawn from 32 bits.
@@ -487,28 +499,32 @@ def _bernoulli_thresholds(p, block=1 << 16):
     return thresholds, np.concatenate(sure) if sure else np.zeros(0, dtype=np.intp)
 
 
-def segment_counts(outcomes, starts, long_segment=_LONG_SEGMENT):
-    """The outcomes of each segment of rows, per set of drawn outcomes.
+def segment_sums(outcomes, starts, long_segment=_LONG_SEGMENT):
+    """The (weighted) outcomes of each segment of rows, per set of draws.
 
     Segment ``k`` is the rows ``starts[k]`` to ``starts[k + 1]`` (the last
-    one to the end). Long segments (``long_segment`` rows on average) are
-    counted one by one (``np.count_nonzero``, a tenth of the cost of a sum
-    per row); many short ones would pay a call each, so their bytes are
-    summed (``np.add.reduceat``).
+    one to the end). Weighted outcomes (float) are summed by
+    ``np.add.reduceat``; boolean ones are counted. Long segments
+    (``long_segment`` rows on average) are counted one by one
+    (``np.count_nonzero``, a tenth of the cost of a sum per row); many short
+    ones would pay a call each, so their bytes are summed.
 
     Parameters
     ----------
-    outcomes : ndarray of shape (n_draws, n_samples), bool
-        E.g. :meth:`SortedView.outcomes`.
+    outcomes : ndarray of shape (n_draws, n_samples), bool or float64
+        E.g. :meth:`SortedView.weighted_outcomes`.
     starts : ndarray of shape (n_segments,)
         Increasing, from 0.
     long_segment : int, default=_LONG_SEGMENT
-        The mean length from which segments are counted one by one.
+        The mean length from which boolean segments are counted one by one.
 
     Returns
     -------
-    counts : ndarray of shape (n_draws, n_segments), int64
+    sums : ndarray of shape (n_draws, n_segments)
+        int64 counts for boolean outcomes, float64 sums otherwise.
     """
+    if outcomes.dtype != bool:
+        return np.add.reduceat(outcomes, starts, axis=1, dtype=np.float64)
     n_samples = outcomes.shape[1]
     if n_samples < long_segment * starts.shape[0]:
         return np.add.reduceat(outcomes.view(np.uint8), starts, axis=1, dtype=np.int64)

@@ -27,7 +27,7 @@ from skcal._utils._bootstrap import (
     Atoms,
     SortedView,
     percentile_band,
-    segment_counts,
+    segment_sums,
 )
 from skcal._validation import (
     DATA_CONSTRAINTS,
@@ -203,12 +203,8 @@ class _BinnedReplicates:
 
     def relabeled(self, draws):
         """The error of each set of outcomes drawn from the predictions."""
-        outcomes = self.view.outcomes(draws)
-        if self.view.weight is None:
-            outcome_sums = segment_counts(outcomes, self.starts)
-        else:
-            outcome_sums = self._sums(outcomes * self.view.weight)
-        gap_sums = self.prediction_sums - outcome_sums
+        outcomes = self.view.weighted_outcomes(draws)
+        gap_sums = self.prediction_sums - segment_sums(outcomes, self.starts)
         weights = np.broadcast_to(self.weight_sums, gap_sums.shape)
         return _errors_of_gap_sums(weights, gap_sums, self.norm)
 

@@ -29,7 +29,7 @@ from skcal._utils._bootstrap import (
     draw_replicates,
     percentile_band,
     seed_of,
-    segment_counts,
+    segment_sums,
 )
 from skcal._utils._grid import CHANNELS, grid_cells, halve_grid, linear_binning
 from skcal._utils._progress import VERBOSE_CONSTRAINT, Progress
@@ -757,14 +757,8 @@ class SmoothEceReplicates:
         -------
         values : ndarray of shape (draws.size,)
         """
-        outcomes = self.view.outcomes(draws)
-        if self.view.weight is None:
-            cell_sums = segment_counts(outcomes, self.starts)
-        else:
-            outcomes = np.multiply(
-                outcomes, self.view.weight, out=draws.scratch("weighted")
-            )
-            cell_sums = np.add.reduceat(outcomes, self.starts, axis=1)
+        outcomes = self.view.weighted_outcomes(draws)
+        cell_sums = segment_sums(outcomes, self.starts)
         products = np.multiply(outcomes, self.offset, out=draws.scratch("products"))
         upper = np.add.reduceat(products, self.starts, axis=1)
         outcome = np.zeros((draws.size, self.n_intervals + 2))

@@ -14,7 +14,7 @@ from skcal._utils._bootstrap import (
     _bernoulli_thresholds,
     multinomial_counts,
     random_bits,
-    segment_counts,
+    segment_sums,
 )
 
 
@@ -134,6 +134,24 @@ def test_segment_counts_count_each_segment(global_random_seed, long_segment):
         [row[a:b].sum() for a, b in zip(starts, [*starts[1:], 50], strict=True)]
         for row in outcomes
     ]
-    counts = segment_counts(outcomes, starts, long_segment=long_segment)
+    counts = segment_sums(outcomes, starts, long_segment=long_segment)
     assert counts.dtype == np.int64
     assert_array_equal(counts, expected)
+
+
+def test_weighted_outcomes_summed_by_segment(global_random_seed):
+    """Check the weighted path: each segment's sum of weight times outcome."""
+    rng = np.random.RandomState(global_random_seed)
+    p, w = rng.uniform(size=50), rng.uniform(0.0, 2.0, size=50)
+    view = SortedView(np.zeros(50, dtype=np.uint8), p, w)
+    draws = Draws(np.random.default_rng(global_random_seed), 50, 3)
+    weighted = view.weighted_outcomes(draws)
+    assert_array_equal(weighted, view.outcomes(draws) * view.weight)
+    starts = np.array([0, 1, 2, 10, 11, 37])
+    expected = [
+        [row[a:b].sum() for a, b in zip(starts, [*starts[1:], 50], strict=True)]
+        for row in weighted
+    ]
+    sums = segment_sums(weighted, starts)
+    assert sums.dtype == np.float64
+    assert_allclose(sums, expected, rtol=1e-12)
