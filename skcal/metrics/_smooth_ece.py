@@ -45,9 +45,17 @@ from skcal.metrics._groups import accepts_groups
 _SIGMA_MIN = 1e-4
 
 # Grid intervals per bandwidth: the grid spacing is at most sigma / 128, which
-# bounds the discretisation error by 0.242 / 128**2 < 1.5e-5 (derived in the
-# SmoothECE section of doc/user_guide/consistent.rst).
+# bounds the discretisation error by 0.242 / 128**2 < 1.5e-5 times the mean
+# absolute residual (derived in the SmoothECE section of
+# doc/user_guide/consistent.rst). The smoothed residual needs fewer: see
+# _residual_nodes_per_sigma.
 _NODES_PER_SIGMA = 128
+
+# The fewest grid intervals per bandwidth of the smoothed residual: its
+# cosine coefficients beyond the grid carry a factor below
+# exp(-(16 pi)**2 / 2), and the error bound is met at any mean absolute
+# residual below (16 / 128)**2.
+_MIN_RESIDUAL_NODES_PER_SIGMA = 16
 
 # Grid intervals per bandwidth of a curve read between its nodes (by
 # interpolable_curve): four times the measure's, which brings the binning
@@ -90,10 +98,29 @@ _COMMON_CONSTRAINTS = {
 }
 
 
-def _n_intervals(sigma):
+def _n_intervals(sigma, nodes_per_sigma=_NODES_PER_SIGMA):
     """Number of grid intervals on [0, 1] that resolves bandwidth ``sigma``."""
-    needed = max(math.ceil(_NODES_PER_SIGMA / sigma), _MIN_NODES)
+    needed = max(math.ceil(nodes_per_sigma / sigma), _MIN_NODES)
     return fft.next_fast_len(needed)
+
+
+def _residual_nodes_per_sigma(residual_total, total_weight):
+    r"""Grid intervals per bandwidth that bound the smECE's error by 1.5e-5.
+
+    The binning and the integral on a grid of :math:`M` intervals move the
+    smECE at bandwidth :math:`\sigma` by at most :math:`0.242\, \bar r /
+    (M \sigma)^2`, :math:`\bar r` the mean absolute residual (see the
+    SmoothECE section of the User Guide). :math:`M \sigma \ge 128
+    \sqrt{\bar r}` keeps that below :math:`0.242 / 128^2 < 1.5 \cdot
+    10^{-5}`, the bound of 128 intervals per bandwidth at :math:`\bar r =
+    1`: a class that is rarely predicted and rarely true (small
+    :math:`\bar r`) needs a grid far coarser than ``eps`` suggests. At
+    least ``_MIN_RESIDUAL_NODES_PER_SIGMA``.
+    """
+    if not total_weight > 0.0:
+        return float(_NODES_PER_SIGMA)
+    mean = min(residual_total / total_weight, 1.0)
+    return max(_NODES_PER_SIGMA * math.sqrt(mean), _MIN_RESIDUAL_NODES_PER_SIGMA)
 
 
 class _ReflectedGaussianSmoother:
@@ -117,7 +144,9 @@ class _ReflectedGaussianSmoother:
     on the coarsest of the grids of ``n_intervals / 2**i`` intervals that has
     at least ``_NODES_PER_SIGMA / sigma`` of them (its masses and coefficients
     computed once, when first needed), so the bisection's wide bandwidths do
-    not pay for the grid of its narrowest. The masses on a coarser grid come
+    not pay for the grid of its narrowest. The residual, whose smoothing is
+    the smECE, needs only ``residual_nodes_per_sigma / sigma`` of them (see
+    :func:`_residual_nodes_per_sigma`). The masses on a coarser grid come
     from the finer one exactly (:func:`~skcal._utils._grid.halve_grid`) or,
     for a few rows, from binning the rows again.
 
@@ -138,34 +167,77 @@ class _ReflectedGaussianSmoother:
     channels : tuple of {"residual", "weight", "outcome"}
         The binned values, in the order of the rows of ``masses``.
     samples : tuple of (p, y, sample_weight), default=None
-        Rows binned onto each grid when it is first needed, instead of
-        ``masses``.
+        Rows binned onto each grid when it is first needed: the grids finer
+        than those of ``masses``, and all of them without ``masses``.
+    residual_total : float, default=None
+        The total absolute residual ``sum w |p - y|`` (of a single sample),
+        which sizes the residual's grids; by default they have
+        ``_NODES_PER_SIGMA`` intervals per bandwidth.
     """
 
-    def __init__(self, masses, n_intervals, total_weight, channels, samples=None):
+    def __init__(
+        self,
+        masses,
+        n_intervals,
+        total_weight,
+        channels,
+        samples=None,
+        residual_total=None,
+    ):
         self.n_intervals = n_intervals
         self.channels = channels
         self.total_weight = np.asarray(total_weight, dtype=np.float64)
         self._samples = samples
-        self._masses = {} if masses is None else {n_intervals: masses}
+        self._masses = {} if masses is None else {masses.shape[-1] - 1: masses}
         self._coef = {}
+        # Whether coarser grids come from the finest binned one (by halving)
+        # whatever the number of rows.
+        self._eager = False
+        self.residual_total = residual_total
+        self.residual_nodes_per_sigma = (
+            float(_NODES_PER_SIGMA)
+            if residual_total is None
+            else _residual_nodes_per_sigma(residual_total, float(self.total_weight))
+        )
 
     @classmethod
     def from_samples(cls, p, y, sample_weight, sigma_min, channels):
-        """A smoother of the samples whose finest grid resolves ``sigma_min``."""
-        n_intervals = _n_intervals(sigma_min)
-        total_weight = (
-            float(p.shape[0]) if sample_weight is None else float(sample_weight.sum())
-        )
-        if p.shape[0] >= _EAGER_ROWS_PER_NODE * n_intervals:
-            masses = linear_binning(p, y, sample_weight, n_intervals, channels)
-            return cls(masses, n_intervals, total_weight, channels)
-        samples = (p, y, sample_weight)
-        return cls(None, n_intervals, total_weight, channels, samples=samples)
+        """A smoother of the samples whose finest grid resolves ``sigma_min``.
 
-    def _grid_for(self, sigma, n_intervals):
-        """The coarsest grid resolving ``sigma`` with ``n_intervals`` intervals."""
-        needed = max(math.ceil(_NODES_PER_SIGMA / sigma), n_intervals, _MIN_NODES)
+        The rows are binned at once, when they are at least
+        ``_EAGER_ROWS_PER_NODE`` of its nodes, onto the finest grid the
+        residual needs (the finest grid without a residual channel).
+        """
+        n_intervals = _n_intervals(sigma_min)
+        residual = np.abs(p - y)
+        if sample_weight is None:
+            total_weight, residual_total = float(p.shape[0]), float(residual.sum())
+        else:
+            total_weight = float(sample_weight.sum())
+            residual_total = float(residual @ sample_weight)
+        del residual
+        smoother = cls(
+            None,
+            n_intervals,
+            total_weight,
+            channels,
+            samples=(p, y, sample_weight),
+            residual_total=residual_total,
+        )
+        finest = n_intervals
+        if "residual" in channels:
+            finest = smoother._grid_for(sigma_min, 0, smoother.residual_nodes_per_sigma)
+        if p.shape[0] >= _EAGER_ROWS_PER_NODE * finest:
+            smoother._masses[finest] = linear_binning(
+                p, y, sample_weight, finest, channels
+            )
+            smoother._eager = True
+        return smoother
+
+    def _grid_for(self, sigma, n_intervals, nodes_per_sigma=_NODES_PER_SIGMA):
+        """The coarsest grid with ``nodes_per_sigma / sigma`` intervals and
+        ``n_intervals``."""
+        needed = max(math.ceil(nodes_per_sigma / sigma), n_intervals, _MIN_NODES)
         grid = self.n_intervals
         while grid % 2 == 0 and grid // 2 >= needed:
             grid //= 2
@@ -176,7 +248,8 @@ class _ReflectedGaussianSmoother:
         if grid not in self._masses:
             finer = min((g for g in self._masses if g > grid), default=None)
             if self._samples is None or (
-                finer is not None and finer <= self._samples[0].shape[0]
+                finer is not None
+                and (self._eager or finer <= self._samples[0].shape[0])
             ):
                 masses = self._masses[finer]
                 while finer > grid:
@@ -234,10 +307,13 @@ class _ReflectedGaussianSmoother:
         """
         sigma = np.asarray(sigma, dtype=np.float64)
         smallest = max(float(sigma.min()), 1e-300)
+        per_sigma = (
+            self.residual_nodes_per_sigma if channel == "residual" else _NODES_PER_SIGMA
+        )
         if n_intervals is None:
-            n_intervals = min(_n_intervals(smallest), self.n_intervals)
+            n_intervals = min(_n_intervals(smallest, per_sigma), self.n_intervals)
         grid, coef = self._coefficients(
-            self._grid_for(max(min(smallest, resolve), 1e-300), n_intervals)
+            self._grid_for(max(min(smallest, resolve), 1e-300), n_intervals, per_sigma)
         )
         channel = self.channels.index(channel)
         if rows is None:
@@ -245,7 +321,7 @@ class _ReflectedGaussianSmoother:
         else:
             coef = coef.reshape(-1, *coef.shape[-2:])[rows, channel, :]
         # Coefficients beyond the binning grid carry a factor below
-        # exp(-(pi * 128)**2 / 2), and those beyond _NEGLIGIBLE_K / sigma one
+        # exp(-(pi * 16)**2 / 2), and those beyond _NEGLIGIBLE_K / sigma one
         # below exp(-40): zero against the first one in float64.
         n_kept = min(n_intervals, grid, math.ceil(_NEGLIGIBLE_K / smallest)) + 1
         spectrum = np.zeros((*coef.shape[:-1], n_intervals + 1))
@@ -319,10 +395,8 @@ class _ReflectedGaussianSmoother:
         non-negative and integrates to 1), and binning does not increase
         it; the bound is raised by 1e-9 of itself for rounding.
         """
-        if self._samples is not None:
-            p, y, w = self._samples
-            residual = np.abs(p - y)
-            total = residual.sum() if w is None else residual @ w
+        if self.residual_total is not None:
+            total = self.residual_total
         else:
             masses = self._masses[self.n_intervals]
             residual = masses[..., self.channels.index("residual"), :]

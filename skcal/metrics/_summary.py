@@ -44,6 +44,7 @@ from skcal.metrics._summary_measures import (
     bin_sums_of_cells,
     cutoff_of_cells,
     positive_total,
+    residual_parts,
     smooth_error_of_cells,
     view_scalars,
 )
@@ -536,8 +537,16 @@ class CalibrationSummary:
                 "eps=1e-3 (the default) to ask for the SmoothECE."
             )
         masses = state.kernel[view]
-        total = float(state.cells[view, 0].sum())
-        return _ReflectedGaussianSmoother(masses, masses.shape[-1] - 1, total, CHANNELS)
+        cells = state.cells[view]
+        # The residual's grids are sized by its total, as in memory.
+        residual_total = float(sum(part.sum() for part in residual_parts(cells)))
+        return _ReflectedGaussianSmoother(
+            masses,
+            masses.shape[-1] - 1,
+            float(cells[0].sum()),
+            CHANNELS,
+            residual_total=residual_total,
+        )
 
     @validate_params(
         {
@@ -556,15 +565,18 @@ class CalibrationSummary:
     ) -> float | np.ndarray | tuple[float | np.ndarray, float | np.ndarray]:
         r"""The SmoothECE of :func:`smooth_ece`, from the summary's grid.
 
-        The grid is the in-memory function's for the summary's ``eps``, so
-        with ``sigma="auto"`` the value equals ``smooth_ece(..., eps=eps)``
-        up to the rounding of the sums. At a given bandwidth
-        :math:`\sigma`, the in-memory function bins onto its own grid of
-        :math:`M_\sigma` intervals and the summary onto its grid of
-        :math:`M` intervals; each result is within
-        :math:`0.242 / (M \sigma)^2` of the exact smECE (relative to the mean
-        absolute residual, see :ref:`smooth_ece`), so they differ by at most
-        :math:`0.242\,(M^{-2} + M_\sigma^{-2}) / \sigma^2` times it.
+        The grid is the in-memory function's for the summary's ``eps``, and
+        the residual's coarser grids are sized by the same mean absolute
+        residual :math:`\bar r` (from the cells' sums), so with
+        ``sigma="auto"`` the value equals ``smooth_ece(..., eps=eps)`` up to
+        the rounding of the sums. At a given bandwidth :math:`\sigma`, the
+        in-memory function smooths the residual on a grid of
+        :math:`M_\sigma \ge 128 \sqrt{\bar r} / \sigma` intervals, and
+        the summary on one of at least :math:`\min(M, 128 \sqrt{\bar r} /
+        \sigma)`, :math:`M` the intervals of its grid; a result on a grid of
+        :math:`G` intervals is within :math:`0.242\, \bar r / (G \sigma)^2`
+        of the exact smECE (see :ref:`smooth_ece`), which bounds their
+        difference.
 
         Read more in the :ref:`User Guide <scale>`.
 

@@ -18,6 +18,7 @@ from skcal._utils._grid import CHANNELS, linear_binning
 from skcal.metrics import smooth_ece, smooth_reliability_curve
 from skcal.metrics._smooth_ece import (
     _abs_integral,
+    _n_intervals,
     _ReflectedGaussianSmoother,
     smooth_ece_replicates,
 )
@@ -205,6 +206,41 @@ def test_small_sigma_matches_quadrature(global_random_seed):
         got = smooth_ece(y, p, sigma=sigma)
         expected = ref_smooth_ece_sigma(y, p, None, sigma)
         assert_allclose(got, expected, atol=DISCRETISATION_ATOL, rtol=0)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_rare_class_grid_is_coarse_and_as_accurate(global_random_seed, weighted):
+    """Check the residual's grid of a rare class against its error bound.
+
+    A class rarely predicted and rarely true (one column of a classwise view
+    of many classes) has a small mean absolute residual r: its grids have
+    128 sqrt(r) intervals per bandwidth (at least 16), not 128, and the
+    smECE stays within 0.242 r / (M sigma)**2 < 1.5e-5 of quadrature.
+    """
+    rng = np.random.RandomState(global_random_seed)
+    p = rng.beta(0.3, 30.0, size=300)
+    y = (rng.uniform(size=300) < p).astype(int)
+    y[rng.randint(300)] = 1  # at least one event
+    w = rng.uniform(0.2, 2, size=300) if weighted else None
+    mean_abs = np.average(np.abs(p - y), weights=w)
+    assert mean_abs < 0.05
+    for sigma in [1e-3, 4e-3, 0.03]:
+        smoother = _ReflectedGaussianSmoother.from_samples(
+            p, y, w, sigma, ("residual",)
+        )
+        got = float(smoother.error_at(sigma))
+        # Binned on the coarsest grid of the ladder with per_sigma / sigma
+        # intervals, evaluated on at least as many.
+        per_sigma = max(128 * math.sqrt(mean_abs), 16)
+        binned = max(smoother._coef)
+        assert per_sigma / sigma <= binned < 2 * max(per_sigma / sigma, 256)
+        assert binned < _n_intervals(sigma) / 2
+        evaluated = _n_intervals(sigma, per_sigma)
+        assert per_sigma / sigma <= evaluated <= binned
+        expected = ref_smooth_ece_sigma(y, p, w, sigma)
+        bound = 0.121 * mean_abs * ((binned * sigma) ** -2 + (evaluated * sigma) ** -2)
+        assert abs(got - expected) <= min(bound, DISCRETISATION_ATOL)
+        assert got == smooth_ece(y, p, sample_weight=w, sigma=sigma)
 
 
 @pytest.mark.parametrize("reduction", ["top_label", "classwise"])

@@ -17,6 +17,7 @@ from skcal.metrics import (
     smooth_ece,
     smooth_reliability_curve,
 )
+from skcal.metrics._smooth_ece import _residual_nodes_per_sigma
 
 RTOL, ATOL = 1e-12, 1e-15
 
@@ -313,7 +314,10 @@ def test_smooth_ece_bound_at_a_given_bandwidth(sigma):
     expected = smooth_ece(y, p, sample_weight=w, sigma=sigma)
     mean_abs = np.average(np.abs(p - y), weights=w)
     m_summary = summary._state.kernel.shape[-1] - 1
-    m_memory = max(128 / sigma, 256)
+    # Both grids have at least this many intervals per bandwidth.
+    per_sigma = _residual_nodes_per_sigma(mean_abs, 1.0)
+    m_summary = max(min(m_summary, per_sigma / sigma), 256)
+    m_memory = max(per_sigma / sigma, 256)
     bound = 0.242 * (m_summary**-2 + m_memory**-2) / sigma**2 * mean_abs
     assert abs(got - expected) <= bound
 
