@@ -65,9 +65,10 @@ _INTERPOLATED_NODES_PER_SIGMA = 512
 # The coarsest grid used, whatever the bandwidth.
 _MIN_NODES = 256
 
-# A smoother bins its rows once onto its finest grid when they are at least
-# this fraction of its nodes; fewer rows are binned onto the grid each
-# bandwidth needs, when it is needed (O(rows) per grid, against O(nodes)).
+# A smoother bins its rows once onto the finest grid its smECE needs when
+# they are at least this fraction of its nodes; fewer rows are binned onto
+# the grid each bandwidth needs, when it is needed (O(rows) per grid,
+# against O(nodes)).
 _EAGER_ROWS_PER_NODE = 0.25
 
 # Cosine coefficients per unit of 1 / bandwidth that a curve keeps: the rest
@@ -77,7 +78,8 @@ _CURVE_COEFFICIENTS = 4.0
 # Grid intervals per bandwidth of the bootstrap binning, at half the bandwidth
 # of the curve: 32 per bandwidth, which bounds the binning error by
 # 0.242 / 32**2 < 2.4e-4 of the mean absolute residual, below the fixed
-# point's tolerance eps = 1e-3 (the measure uses 128). Measured, replicates
+# point's tolerance eps = 1e-3 (the measure uses 128 times its square root,
+# at least 16; see _residual_nodes_per_sigma). Measured, replicates
 # are within eps of the measure on their rows, even the calibrated draws of
 # miscalibrated data, whose bandwidths are a fraction of the grid's (their
 # differences come from the tolerance, as they did at 64 nodes).
@@ -102,6 +104,12 @@ def _n_intervals(sigma, nodes_per_sigma=_NODES_PER_SIGMA):
     """Number of grid intervals on [0, 1] that resolves bandwidth ``sigma``."""
     needed = max(math.ceil(nodes_per_sigma / sigma), _MIN_NODES)
     return fft.next_fast_len(needed)
+
+
+def _residual_total(p, y, sample_weight):
+    """The total absolute residual ``sum w |p - y|``."""
+    residual = np.abs(p - y)
+    return float(residual.sum() if sample_weight is None else residual @ sample_weight)
 
 
 def _residual_nodes_per_sigma(residual_total, total_weight):
@@ -161,7 +169,8 @@ class _ReflectedGaussianSmoother:
         Values binned onto the finest grid (not modified), e.g. by
         :func:`skcal._utils._grid.linear_binning`; None with ``samples``.
     n_intervals : int
-        The number of intervals of the finest grid.
+        The number of intervals of the finest grid, the top of the ladder
+        of grids ``n_intervals / 2**i``.
     total_weight : float or ndarray of shape batch
         The total weight of the samples.
     channels : tuple of {"residual", "weight", "outcome"}
@@ -193,6 +202,8 @@ class _ReflectedGaussianSmoother:
         # Whether coarser grids come from the finest binned one (by halving)
         # whatever the number of rows.
         self._eager = False
+        # No later call asks for a bandwidth below this one.
+        self._sigma_min = 0.0
         self.residual_total = residual_total
         self.residual_nodes_per_sigma = (
             float(_NODES_PER_SIGMA)
@@ -206,24 +217,24 @@ class _ReflectedGaussianSmoother:
 
         The rows are binned at once, when they are at least
         ``_EAGER_ROWS_PER_NODE`` of its nodes, onto the finest grid the
-        residual needs (the finest grid without a residual channel).
+        residual needs at ``sigma_min`` (the finest grid without a residual
+        channel): every smECE the smoother computes comes from those masses.
+        A curve's channels may need a finer grid, binned from the rows when
+        asked for.
         """
         n_intervals = _n_intervals(sigma_min)
-        residual = np.abs(p - y)
-        if sample_weight is None:
-            total_weight, residual_total = float(p.shape[0]), float(residual.sum())
-        else:
-            total_weight = float(sample_weight.sum())
-            residual_total = float(residual @ sample_weight)
-        del residual
+        total_weight = (
+            float(p.shape[0]) if sample_weight is None else float(sample_weight.sum())
+        )
         smoother = cls(
             None,
             n_intervals,
             total_weight,
             channels,
             samples=(p, y, sample_weight),
-            residual_total=residual_total,
+            residual_total=_residual_total(p, y, sample_weight),
         )
+        smoother._sigma_min = sigma_min
         finest = n_intervals
         if "residual" in channels:
             finest = smoother._grid_for(sigma_min, 0, smoother.residual_nodes_per_sigma)
@@ -281,7 +292,15 @@ class _ReflectedGaussianSmoother:
             self._coef[grid] = (fft.dct(masses, type=1, axis=-1) + ends) / 2.0
         return grid, self._coef[grid]
 
-    def smooth(self, channel, sigma, n_intervals=None, resolve=np.inf, rows=None):
+    def smooth(
+        self,
+        channel,
+        sigma,
+        n_intervals=None,
+        resolve=np.inf,
+        rows=None,
+        nodes_per_sigma=None,
+    ):
         """Smoothed values ``sum_i v_i K(t, p_i)`` at the nodes of a grid.
 
         Parameters
@@ -299,6 +318,10 @@ class _ReflectedGaussianSmoother:
         rows : ndarray of int, default=None
             Only these samples of the batch (indices into its flattened
             shape), ``sigma`` giving their bandwidths.
+        nodes_per_sigma : float, default=None
+            Grid intervals per bandwidth of the binning: by default
+            ``residual_nodes_per_sigma`` for the residual, whose smoothing
+            is the smECE, and ``_NODES_PER_SIGMA`` for the other channels.
 
         Returns
         -------
@@ -307,13 +330,19 @@ class _ReflectedGaussianSmoother:
         """
         sigma = np.asarray(sigma, dtype=np.float64)
         smallest = max(float(sigma.min()), 1e-300)
-        per_sigma = (
-            self.residual_nodes_per_sigma if channel == "residual" else _NODES_PER_SIGMA
-        )
+        if nodes_per_sigma is None:
+            nodes_per_sigma = (
+                self.residual_nodes_per_sigma
+                if channel == "residual"
+                else _NODES_PER_SIGMA
+            )
         if n_intervals is None:
-            n_intervals = min(_n_intervals(smallest, per_sigma), self.n_intervals)
+            n_intervals = min(_n_intervals(smallest, nodes_per_sigma), self.n_intervals)
+        # The grid resolves sigma, and the bandwidth later calls ask for
+        # (none below the smoother's smallest).
+        finest = min(smallest, max(resolve, self._sigma_min, 1e-300))
         grid, coef = self._coefficients(
-            self._grid_for(max(min(smallest, resolve), 1e-300), n_intervals, per_sigma)
+            self._grid_for(finest, n_intervals, nodes_per_sigma)
         )
         channel = self.channels.index(channel)
         if rows is None:
@@ -397,6 +426,8 @@ class _ReflectedGaussianSmoother:
         """
         if self.residual_total is not None:
             total = self.residual_total
+        elif self._samples is not None:
+            total = _residual_total(*self._samples)
         else:
             masses = self._masses[self.n_intervals]
             residual = masses[..., self.channels.index("residual"), :]
@@ -619,7 +650,10 @@ def _mean_prediction_at(smoother, sigma, n_points):
     step = math.ceil(needed / (n_points - 1))
     n_intervals = (n_points - 1) * step
     weight = np.maximum(smoother.smooth("weight", sigma, n_intervals)[::step], 0.0)
-    residual = smoother.smooth("residual", sigma, n_intervals)[::step]
+    # The residual here is part of a curve: on the curve's grid.
+    residual = smoother.smooth(
+        "residual", sigma, n_intervals, nodes_per_sigma=_NODES_PER_SIGMA
+    )[::step]
     outcome = smoother.smooth("outcome", sigma, n_intervals)[::step]
     mean = np.full(weight.shape, np.nan)
     enough = weight > _DENSITY_RTOL * weight.max()
@@ -740,8 +774,9 @@ class SmoothEceReplicates:
     segments of rows that share a grid cell. The rows are ordered by atom,
     so that both are sums over fixed segments. Both are binned on a grid of
     32 nodes per ``bandwidth`` (the full data's), coarser than the measure's
-    own, and find their own fixed points on it, a batch at a time (see the
-    SmoothECE section of the User Guide, "Band and interval").
+    own unless the mean absolute residual is below 1/16, and find their own
+    fixed points on it, a batch at a time (see the SmoothECE section of the
+    User Guide, "Band and interval").
 
     Parameters
     ----------
@@ -992,10 +1027,12 @@ def smooth_ece(
     :math:`x + \sigma Z` folded into [0, 1] by reflections at 0 and 1. The
     error does not increase with :math:`\sigma`, and the SmoothECE is the
     single root :math:`\sigma^*` of :math:`\mathrm{smECE}_\sigma = \sigma`.
-    It is computed on a grid of at least :math:`128 / \sigma` intervals by
-    discrete cosine transforms, within :math:`1.5 \cdot 10^{-5}` of the
-    exact value; the User Guide derives the computation and its error
-    bound, and describes the search for :math:`\sigma^*`.
+    It is computed on a grid of at least :math:`128 \sqrt{\bar r} /
+    \sigma` intervals (and :math:`16 / \sigma`), :math:`\bar r` the mean
+    absolute residual, by discrete cosine transforms, within :math:`1.5
+    \cdot 10^{-5}` of the exact value; the User Guide derives the
+    computation and its error bound, and describes the search for
+    :math:`\sigma^*`.
 
     References
     ----------
@@ -1267,7 +1304,8 @@ def smooth_reliability_curve(
         {\sum_i w_i \tilde K_\sigma(t, p_i)},
 
     with the reflected Gaussian kernel :math:`\tilde K_\sigma` of
-    :func:`smooth_ece`, computed on the same grid. The curve's distance to
+    :func:`smooth_ece`, computed on a grid of at least :math:`128 /
+    \sigma` intervals. The curve's distance to
     the diagonal, :math:`\int |\hat y(t) - t| \hat\delta(t) dt`, is within
     :math:`\sqrt{2/\pi}\,\sigma` of :math:`\mathrm{smECE}_\sigma` [1]_.
     The kernel-weighted mean prediction :math:`\bar p(t)` is

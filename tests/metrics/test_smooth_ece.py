@@ -243,6 +243,43 @@ def test_rare_class_grid_is_coarse_and_as_accurate(global_random_seed, weighted)
         assert got == smooth_ece(y, p, sample_weight=w, sigma=sigma)
 
 
+def test_rows_are_binned_once_below_the_floor(global_random_seed, monkeypatch):
+    """Check that a fixed point near eps bins its many rows once.
+
+    The search's lower bound on the fixed point can fall below eps; no
+    bandwidth below eps is ever smoothed, so the grid of eps is the finest
+    binned, and it comes from the rows once.
+    """
+    from skcal.metrics import _smooth_ece
+
+    rng = np.random.RandomState(global_random_seed)
+    p = rng.beta(0.3, 30.0, size=40_000)
+    y = (rng.uniform(size=p.shape[0]) < p).astype(int)
+    calls = []
+
+    def counted(*args):
+        calls.append(args[3])
+        return linear_binning(*args)
+
+    monkeypatch.setattr(_smooth_ece, "linear_binning", counted)
+    value = smooth_ece(y, p, eps=5e-3)
+    assert value < 5e-3  # the fixed point is below eps
+    assert len(calls) == 1
+
+
+def test_ceiling_of_a_smoother_of_rows_alone(global_random_seed):
+    """Check a smoother built from rows, without their residual total."""
+    rng = np.random.RandomState(global_random_seed)
+    y, p = _random_binary(rng, 50)
+    grid = _n_intervals(1e-3)
+    plain = _ReflectedGaussianSmoother(
+        None, grid, 50.0, ("residual",), samples=(p, y, None)
+    )
+    assert_allclose(plain.error_ceiling(), np.abs(p - y).mean(), rtol=1e-8)
+    expected = ref_smooth_ece_sigma(y, p, None, 0.05)
+    assert_allclose(plain.error_at(0.05), expected, atol=DISCRETISATION_ATOL, rtol=0)
+
+
 @pytest.mark.parametrize("reduction", ["top_label", "classwise"])
 @pytest.mark.parametrize("weighted", [False, True])
 def test_multiclass_matches_quadrature(global_random_seed, reduction, weighted):
