@@ -512,6 +512,7 @@ def segment_sums(outcomes, starts, long_segment=_LONG_SEGMENT):
     Parameters
     ----------
     outcomes : ndarray of shape (n_draws, n_samples), bool or float64
+        (float64 may also be one set of shape (n_samples,)).
         E.g. :meth:`SortedView.weighted_outcomes`.
     starts : ndarray of shape (n_segments,)
         Increasing, from 0.
@@ -524,7 +525,7 @@ def segment_sums(outcomes, starts, long_segment=_LONG_SEGMENT):
         int64 counts for boolean outcomes, float64 sums otherwise.
     """
     if outcomes.dtype != bool:
-        return np.add.reduceat(outcomes, starts, axis=1, dtype=np.float64)
+        return np.add.reduceat(outcomes, starts, axis=-1, dtype=np.float64)
     n_samples = outcomes.shape[1]
     if n_samples < long_segment * starts.shape[0]:
         return np.add.reduceat(outcomes.view(np.uint8), starts, axis=1, dtype=np.int64)

@@ -187,12 +187,9 @@ class _BinnedReplicates:
         w = np.ones(view.p.shape[0]) if view.weight is None else view.weight
         # The columns (w, w (p - y)) of the rows, in sorted order.
         self.columns = np.column_stack([w, w * (view.p - view.y)])
-        self.weight_sums = self._sums(w)
-        self.prediction_sums = self._sums(w * view.p)
+        self.weight_sums = segment_sums(w, self.starts)
+        self.prediction_sums = segment_sums(w * view.p, self.starts)
         view.p = None  # the draws read the view's outcomes only
-
-    def _sums(self, values):
-        return np.add.reduceat(values, self.starts, axis=-1, dtype=np.float64)
 
     def resampled(self, draws):
         """The error of each bootstrap resample of the batch."""

@@ -121,7 +121,7 @@ def test_outcomes_are_uniforms_below_the_predictions():
 
 
 @pytest.mark.parametrize("long_segment", [1, 10**9])
-def test_segment_counts_count_each_segment(global_random_seed, long_segment):
+def test_segment_sums_count_each_segment(global_random_seed, long_segment):
     """Check both ways of counting a segment's outcomes against a loop.
 
     Segments of one row, of many, and a last one to the end; counted one
