@@ -318,6 +318,9 @@ def test_plain_file_beyond_the_budget(capsys, tmp_path):
         ("cut.csv.bz2", bz2.compress(b"y,p\n" + b"1,0.5\n" * 1000)[:-40], "ended"),
         ("preds.parquet.gz", gzip.compress(b"PAR1"), "compressed parquet"),
     ],
+    # Named by file: a gzip stream holds its time of writing, and test names
+    # must be the same in every process that collects them (pytest-xdist).
+    ids=["two.csv.zip", "not.csv.gz", "cut.csv.gz", "cut.csv.bz2", "preds.parquet.gz"],
 )
 def test_broken_compression(capsys, tmp_path, name, content, match):
     path = tmp_path / name
