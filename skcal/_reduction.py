@@ -110,6 +110,28 @@ def row_argmax(matrix):
     return np.argmax(matrix, axis=1)
 
 
+def top_of_rows(data):
+    """The row argmax (first column on ties) and row maximum of a matrix's data.
+
+    Those the validation found on its way (``data.top_of_rows``, for a wide
+    matrix) when they are of the data's ``y_prob``; otherwise computed, by
+    :func:`row_argmax` and a gather.
+
+    Read more in the :ref:`User Guide <multiclass>`.
+
+    Returns
+    -------
+    argmax : ndarray of shape (n_samples,)
+    maximum : ndarray of shape (n_samples,)
+        In the matrix's dtype.
+    """
+    found = data.top_of_rows
+    if found is not None and found[0] is data.y_prob:
+        return found[1], found[2]
+    argmax = row_argmax(data.y_prob)
+    return argmax, np.take_along_axis(data.y_prob, argmax[:, None], axis=1)[:, 0]
+
+
 def _positive(data):
     """The view of the positive class (of ``pos_label`` for multiclass data)."""
     if data.binary:
@@ -130,8 +152,7 @@ def _top_label(data):
             np.where(predicted_positive, p_all, 1.0 - p_all),
         )
     else:
-        predicted = row_argmax(p_all)
-        confidence = np.take_along_axis(p_all, predicted[:, None], axis=1)[:, 0]
+        predicted, confidence = top_of_rows(data)
         yield _indicator(predicted == y_all), confidence.astype(np.float64)
 
 

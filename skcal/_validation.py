@@ -99,6 +99,12 @@ class CalibrationData(NamedTuple):
         The power of two the user's weights were divided by (1 when
         unweighted): ``sample_weight * weight_scale`` are the weights as
         given.
+    top_of_rows : tuple or None
+        ``(y_prob, argmax, max)``: the row argmax and row maximum that the
+        check of a wide matrix found on its way (`_matrix_summary`), with
+        the matrix they are of; None otherwise. Read them through
+        :func:`skcal._reduction.top_of_rows`, which ignores them once
+        ``y_prob`` is replaced.
     """
 
     y_true: np.ndarray
@@ -108,6 +114,7 @@ class CalibrationData(NamedTuple):
     binary: bool
     pos_index: int | None
     weight_scale: float = 1.0
+    top_of_rows: tuple | None = None
 
 
 def _converted(x, name, dtype):
@@ -417,6 +424,7 @@ def _check_consistent_samples(**arrays):
 
 
 def _check_y_prob(y_prob):
+    """The checked probabilities, and the ``top`` of `_matrix_summary` or None."""
     # A float32 matrix (a network's softmax) is kept as it is: the reductions
     # cast the column they take, n values instead of the n x K matrix.
     p, eps = _as_float_array(y_prob, "y_prob", keep_float32=True)
@@ -435,7 +443,7 @@ def _check_y_prob(y_prob):
         p = p.astype(np.float64, copy=False)
         lo, hi = _finite_range(p, "y_prob")
     else:
-        summary = _matrix_summary(p, eps)
+        summary = _matrix_summary(p, eps, top=p.shape[1] >= _TOP_COLUMNS)
         lo, hi = _finite_range(p, "y_prob", (summary.lo, summary.hi))
     if lo < 0 or hi > 1:
         n_bad = int(np.count_nonzero((p < 0) | (p > 1)))
@@ -451,12 +459,19 @@ def _check_y_prob(y_prob):
                 f"{largest:.3g}, tolerance {summary.tol:.3g}); each row must be a "
                 "probability distribution over the classes."
             )
-    return p
+    return p, None if summary is None else summary.top
 
 
 # Bytes of the blocks of rows a matrix is checked by: its range check and row
 # sums then read a block from the cache, not from memory.
 _BLOCK_BYTES = 1 << 19
+
+# From this many columns, a probability matrix's check also finds the argmax
+# of each row (`_matrix_summary`), which the top-label view needs: in the
+# cache, the argmax of a block costs little more than its maximum, where a
+# later pass would read the matrix again (1.6 times the check's time for
+# 1e5 x 1000). Shorter rows cost an argmax call as much as a new pass.
+_TOP_COLUMNS = 64
 
 # Each float type's unsigned integer of the same size, and the bits of 1.0.
 # Read as unsigned integers, the floats from +0.0 to 1.0 keep their order, and
@@ -479,9 +494,16 @@ class _MatrixSummary(NamedTuple):
     hi: float
     suspects: np.ndarray
     tol: float
+    top: tuple | None = None
 
 
-def _matrix_summary(p, eps):
+def _row_blocks(p):
+    """``(start, stop)`` of the blocks of `_BLOCK_BYTES` of a matrix's rows."""
+    step = max(1, _BLOCK_BYTES // (p.shape[1] * p.itemsize))
+    return [(start, start + step) for start in range(0, p.shape[0], step)]
+
+
+def _matrix_summary(p, eps, *, top=False):
     """Range and rows that may not sum to 1 of a matrix, in one pass of blocks.
 
     The tolerance of a row sum is ``max(1e-6, n_columns * eps)``, ``eps`` the
@@ -499,30 +521,68 @@ def _matrix_summary(p, eps):
     off by more than half of it are the suspects, summed again in float64 by
     `_rows_not_summing_to_one`; the others sum to 1 within the tolerance.
     Once a value falls outside [0, 1] the sums are moot and no longer taken.
+
+    With ``top=True`` each block's row argmax of the unsigned integers
+    replaces its largest integer (`_blocks_with_top`), and ``top`` of the
+    summary is ``(argmax, max)`` of the rows, or None when a value lies
+    outside [+0.0, 1.0].
     """
-    n_rows, n_columns = p.shape
-    tol = max(1e-6, n_columns * eps)
-    ones = np.ones(n_columns, dtype=p.dtype)
+    tol = max(1e-6, p.shape[1] * eps)
+    sums = np.empty(p.shape[0], dtype=p.dtype)
+    lo, hi, found = _blocks_with_top(p, sums) if top else (*_blocks(p, sums), None)
+    if not (lo >= 0.0 and hi <= 1.0):
+        return _MatrixSummary(lo, hi, np.empty(0, dtype=np.intp), tol)
+    sums -= 1.0
+    np.abs(sums, out=sums)
+    return _MatrixSummary(lo, hi, np.flatnonzero(sums > 0.5 * tol), tol, found)
+
+
+def _blocks(p, sums):
+    """``(lo, hi)`` of `_matrix_summary`, filling ``sums`` with the row sums."""
+    ones = np.ones(p.shape[1], dtype=p.dtype)
     unsigned, one = _UNIT_BITS[p.dtype]
     bits = p.view(unsigned)
-    step = max(1, _BLOCK_BYTES // (n_columns * p.itemsize))
-    sums = np.empty(n_rows, dtype=p.dtype)
     lo, hi, exact = 0.0, 1.0, False
-    for start in range(0, n_rows, step):
-        block = p[start : start + step]
-        if not exact and bits[start : start + step].max() > one:
+    for start, stop in _row_blocks(p):
+        block = p[start:stop]
+        if not exact and bits[start:stop].max() > one:
             exact, before = True, p[:start]
             lo, hi = (before.min(), before.max()) if start else (np.inf, -np.inf)
         if exact:
             lo, hi = np.minimum(lo, block.min()), np.maximum(hi, block.max())
             if not (lo >= 0.0 and hi <= 1.0):
                 continue
-        np.matmul(block, ones, out=sums[start : start + step])
-    if not (lo >= 0.0 and hi <= 1.0):
-        return _MatrixSummary(lo, hi, np.empty(0, dtype=np.intp), tol)
-    sums -= 1.0
-    np.abs(sums, out=sums)
-    return _MatrixSummary(lo, hi, np.flatnonzero(sums > 0.5 * tol), tol)
+        np.matmul(block, ones, out=sums[start:stop])
+    return lo, hi
+
+
+def _blocks_with_top(p, sums):
+    """``(lo, hi, (argmax, max) or None)``, filling ``sums`` with the row sums.
+
+    Read as unsigned integers, the floats from +0.0 to 1.0 keep their order
+    and equal floats are equal integers, so each row's argmax of the
+    integers is its argmax (first column on ties); every other value reads
+    as more than the bits of 1.0 (`_UNIT_BITS`), so the largest of the rows'
+    maxima is at most those bits exactly when every value lies in
+    [+0.0, 1.0]. Otherwise the exact minimum and maximum are taken, and no
+    argmax (-0.0 is a valid probability the integers misorder).
+    """
+    ones = np.ones(p.shape[1], dtype=p.dtype)
+    unsigned, one = _UNIT_BITS[p.dtype]
+    bits = p.view(unsigned)
+    argmax = np.empty(p.shape[0], dtype=np.intp)
+    largest = np.empty(p.shape[0], dtype=unsigned)
+    blocks = _row_blocks(p)
+    rows = np.arange(blocks[0][1])
+    for start, stop in blocks:
+        block = bits[start:stop]
+        block.argmax(axis=1, out=argmax[start:stop])
+        # Gathered while the block is in the cache.
+        largest[start:stop] = block[rows[: block.shape[0]], argmax[start:stop]]
+        np.matmul(p[start:stop], ones, out=sums[start:stop])
+    if largest.max() <= one:
+        return 0.0, 1.0, (argmax, largest.view(p.dtype))
+    return p.min(), p.max(), None
 
 
 def _rows_not_summing_to_one(p, summary):
@@ -712,7 +772,7 @@ def check_calibration_inputs(
     data : CalibrationData
         The canonical, read-only view of the inputs.
     """
-    p = _check_y_prob(y_prob)
+    p, top = _check_y_prob(y_prob)
     y = _check_y_true(y_true)
     _check_consistent_samples(y_true=y, y_prob=p)
     raw = check_sample_weight(sample_weight, p.shape[0])
@@ -736,14 +796,11 @@ def check_calibration_inputs(
             y_index, p = y_index == pos_index, p[:, pos_index].astype(np.float64)
         elif pos_label is not None:
             pos_index = check_pos_label(classes, pos_label)
+    p = _readonly(p)
+    if top is not None:
+        top = (p, *map(_readonly, top))
     return CalibrationData(
-        _readonly(y_index),
-        _readonly(p),
-        _readonly(w),
-        classes,
-        p.ndim == 1,
-        pos_index,
-        scale,
+        _readonly(y_index), p, _readonly(w), classes, p.ndim == 1, pos_index, scale, top
     )
 
 

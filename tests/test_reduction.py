@@ -6,11 +6,13 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
+from skcal import _validation
 from skcal._reduction import (
     binary_views,
     reduce_measure,
     resolve_reduction,
     row_argmax,
+    top_of_rows,
 )
 from skcal._validation import check_calibration_inputs
 from skcal.metrics import expected_calibration_error
@@ -175,3 +177,55 @@ def test_row_argmax_of_read_only_views_leaves_the_input_intact():
         assert not data.y_prob.flags.writeable
         assert_array_equal(row_argmax(data.y_prob), np.argmax(copy, axis=1))
         assert_array_equal(given, copy)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("layout", ["C", "F", "strided"])
+def test_top_of_wide_rows_found_by_the_check(dtype, layout, global_random_seed):
+    """Check the argmax and maximum the check of a wide matrix finds.
+
+    From 64 columns the check finds each row's argmax and maximum on its
+    way (by the bits of the floats, in blocks of a few rows here): they
+    equal numpy's, ties to the first column, in either dtype and layout,
+    and so does the top-label view. A ``y_prob`` replaced afterwards has
+    its own computed.
+    """
+    rng = np.random.default_rng(global_random_seed)
+    n_classes = _validation._TOP_COLUMNS
+    p = rng.dirichlet(np.full(n_classes, 0.3), size=120).astype(dtype)
+    p[:5] = dtype(1.0 / n_classes)  # all columns tie
+    p[5:10] = 0.0
+    p[5:10, [3, 40]] = 0.5  # two columns tie
+    p[10:15] = 0.0
+    p[10:15, -1] = 1.0  # one-hot on the last column
+    given = {"C": p, "F": np.asfortranarray(p), "strided": np.repeat(p, 2, 0)[::2]}
+    given = given[layout]
+    y = rng.integers(0, n_classes, size=120)
+    y[:10] = 0  # the first column wins the ties
+    expected_argmax, expected_max = np.argmax(p, axis=1), p.max(axis=1)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_validation, "_BLOCK_BYTES", 7 * n_classes * p.itemsize)
+        data = check_calibration_inputs(y, given, labels=np.arange(n_classes))
+    assert data.top_of_rows is not None and data.top_of_rows[0] is data.y_prob
+    argmax, maximum = top_of_rows(data)
+    assert_array_equal(argmax, expected_argmax)
+    assert_array_equal(maximum, expected_max)
+    assert maximum.dtype == dtype
+    ((correct, confidence),) = binary_views(data, "top_label")
+    assert_array_equal(correct, y == expected_argmax)
+    assert_array_equal(confidence, expected_max.astype(np.float64))
+
+    shuffled = data._replace(y_prob=data.y_prob[::-1])
+    argmax, maximum = top_of_rows(shuffled)
+    assert_array_equal(argmax, expected_argmax[::-1])
+    assert_array_equal(maximum, expected_max[::-1])
+
+
+def test_narrow_rows_have_their_top_computed():
+    """Check that a matrix narrower than 64 columns keeps no top of its rows."""
+    data = check_calibration_inputs(Y, PROB)
+    assert data.top_of_rows is None
+    argmax, maximum = top_of_rows(data)
+    assert_array_equal(argmax, [0, 2, 0, 1])
+    assert_array_equal(maximum, [0.7, 0.6, 0.4, 0.5])

@@ -297,13 +297,14 @@ def test_float32_matrix_is_validated_in_place():
     assert not data.y_prob.flags.writeable
 
 
+@pytest.mark.parametrize("top", [False, True], ids=["range", "argmax"])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("row", [0, 7, 29])
 @pytest.mark.parametrize(
     "value", [-0.25, 1.5, np.inf, np.nan, "ulp above 1", "ulp below 0", -0.0, 1.0]
 )
 def test_range_check_finds_the_exact_range_from_any_block(
-    dtype, row, value, monkeypatch
+    dtype, row, value, top, monkeypatch
 ):
     """Check the range check by bits against min and max, wherever a value is.
 
@@ -312,8 +313,13 @@ def test_range_check_finds_the_exact_range_from_any_block(
     exact minimum and maximum, of the blocks before it too. -0.0 is in
     [0, 1], so its rows' sums are checked as those of +0.0; 1.0 (the largest
     value in range) and the floats next to the ends probe the bits' bound.
+    With ``top`` (a wide matrix's check, here of 3 columns), the row argmax
+    replaces the largest value of each block: it is numpy's argmax when
+    every value lies in [+0.0, 1.0], and not given otherwise (-0.0, which
+    the bits misorder, included).
     """
     monkeypatch.setattr(_validation, "_BLOCK_BYTES", 2 * 3 * np.dtype(dtype).itemsize)
+    monkeypatch.setattr(_validation, "_TOP_COLUMNS", 3 if top else 4)
     one, zero = dtype(1.0), dtype(0.0)
     value = {
         "ulp above 1": np.nextafter(one, dtype(2.0)),
@@ -325,8 +331,15 @@ def test_range_check_finds_the_exact_range_from_any_block(
     in_range = value in (0.0, 1.0)
     p[row] = [value, 0.0, 0.0] if value == 1.0 else [value, 0.5, 0.5]
     eps = float(np.finfo(dtype).eps)
-    summary = _validation._matrix_summary(p, eps)
+    summary = _validation._matrix_summary(p, eps, top=top)
     assert_array_equal([summary.lo, summary.hi], [p.min(), p.max()])
+    if top and in_range and not np.signbit(value):
+        argmax, maximum = summary.top
+        assert_array_equal(argmax, np.argmax(p, axis=1))
+        assert_array_equal(maximum, p.max(axis=1))
+        assert maximum.dtype == p.dtype
+    else:
+        assert summary.top is None
     if in_range:
         clean = p.copy()
         clean[row] = np.abs(clean[row])
