@@ -184,7 +184,7 @@ def test_row_argmax_of_read_only_views_leaves_the_input_intact():
 def test_top_of_wide_rows_found_by_the_check(dtype, layout, global_random_seed):
     """Check the argmax and maximum the check of a wide matrix finds.
 
-    From 64 columns the check finds each row's argmax and maximum on its
+    From 256 columns the check finds each row's argmax and maximum on its
     way (by the bits of the floats, in blocks of a few rows here): they
     equal numpy's, ties to the first column, in either dtype and layout,
     and so does the top-label view. A ``y_prob`` replaced afterwards has
@@ -223,7 +223,7 @@ def test_top_of_wide_rows_found_by_the_check(dtype, layout, global_random_seed):
 
 
 def test_narrow_rows_have_their_top_computed():
-    """Check that a matrix narrower than 64 columns keeps no top of its rows."""
+    """Check that a matrix narrower than 256 columns keeps no top of its rows."""
     data = check_calibration_inputs(Y, PROB)
     assert data.top_of_rows is None
     argmax, maximum = top_of_rows(data)
