@@ -443,7 +443,8 @@ def _check_y_prob(y_prob):
         p = p.astype(np.float64, copy=False)
         lo, hi = _finite_range(p, "y_prob")
     else:
-        summary = _matrix_summary(p, eps, top=p.shape[1] >= _TOP_COLUMNS)
+        top = p.shape[1] >= _TOP_COLUMNS and p.flags.writeable
+        summary = _matrix_summary(p, eps, top=top)
         lo, hi = _finite_range(p, "y_prob", (summary.lo, summary.hi))
     if lo < 0 or hi > 1:
         n_bad = int(np.count_nonzero((p < 0) | (p > 1)))
@@ -466,13 +467,15 @@ def _check_y_prob(y_prob):
 # sums then read a block from the cache, not from memory.
 _BLOCK_BYTES = 1 << 19
 
-# From this many columns, a probability matrix's check also finds the argmax
-# and maximum of each row (`_matrix_summary`), which the top-label view
-# needs: in the cache, a block's argmax costs little more than its largest
-# value (a tenth more for 1e5 x 1000), where a pass of its own would read the
-# matrix again (0.6 times the check). Over shorter rows numpy's argmax costs
-# the check more than it saves the view.
-_TOP_COLUMNS = 256
+# From this many columns, the check of a writeable probability matrix also
+# finds the argmax and maximum of each row (`_matrix_summary`), which the
+# top-label view needs: in the cache, a block's argmax costs little more than
+# its largest value (a fifth to a third more of the check at 512 columns,
+# little at 1000), where a pass of its own reads the matrix again (half of the
+# check's time or more). Over shorter rows the argmax costs the check about
+# as much as it saves the view, and numpy's argmax copies each block of a
+# read-only array.
+_TOP_COLUMNS = 512
 
 # Each float type's unsigned integer of the same size, and the bits of 1.0.
 # Read as unsigned integers, the floats from +0.0 to 1.0 keep their order, and
@@ -495,6 +498,8 @@ class _MatrixSummary(NamedTuple):
     hi: float
     suspects: np.ndarray
     tol: float
+    # (argmax, max) of the rows, when asked for and every value lies in
+    # [+0.0, 1.0] (see `_blocks_with_top`).
     top: tuple | None = None
 
 
@@ -526,7 +531,9 @@ def _matrix_summary(p, eps, *, top=False):
     With ``top=True`` each block's row argmax of the unsigned integers
     replaces its largest integer (`_blocks_with_top`), and ``top`` of the
     summary is ``(argmax, max)`` of the rows, or None when a value lies
-    outside [+0.0, 1.0].
+    outside [+0.0, 1.0]. Every block is then summed, and a value outside
+    that range has the exact minimum and maximum taken over the whole
+    matrix.
     """
     tol = max(1e-6, p.shape[1] * eps)
     sums = np.empty(p.shape[0], dtype=p.dtype)
@@ -575,12 +582,14 @@ def _blocks_with_top(p, sums):
     largest = np.empty(p.shape[0], dtype=unsigned)
     blocks = _row_blocks(p)
     rows = np.arange(blocks[0][1])
-    for start, stop in blocks:
-        block = bits[start:stop]
-        block.argmax(axis=1, out=argmax[start:stop])
-        # Gathered while the block is in the cache.
-        largest[start:stop] = block[rows[: block.shape[0]], argmax[start:stop]]
-        np.matmul(p[start:stop], ones, out=sums[start:stop])
+    # The sums of rows with infinite or huge values are moot, and not warned of.
+    with np.errstate(over="ignore", invalid="ignore"):
+        for start, stop in blocks:
+            block = bits[start:stop]
+            block.argmax(axis=1, out=argmax[start:stop])
+            # Gathered while the block is in the cache.
+            largest[start:stop] = block[rows[: block.shape[0]], argmax[start:stop]]
+            np.matmul(p[start:stop], ones, out=sums[start:stop])
     if largest.max() <= one:
         return 0.0, 1.0, (argmax, largest.view(p.dtype))
     return p.min(), p.max(), None

@@ -41,7 +41,11 @@ settings.load_profile("ci" if os.environ.get("CI") else "dev")
 def _seeds():
     value = os.environ.get("SKCAL_TESTS_GLOBAL_RANDOM_SEED")
     if value is None:
-        return [datetime.date.today().toordinal() % 100]
+        # Kept for the processes pytest-xdist starts, so that a run across
+        # midnight collects the same tests in every one.
+        seed = datetime.date.today().toordinal() % 100
+        os.environ["SKCAL_TESTS_GLOBAL_RANDOM_SEED"] = str(seed)
+        return [seed]
     if value == "all":
         return list(range(100))
     if "-" in value:

@@ -2,6 +2,8 @@
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+import warnings
+
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
@@ -184,14 +186,14 @@ def test_row_argmax_of_read_only_views_leaves_the_input_intact():
 def test_top_of_wide_rows_found_by_the_check(dtype, layout, global_random_seed):
     """Check the argmax and maximum the check of a wide matrix finds.
 
-    From 256 columns the check finds each row's argmax and maximum on its
-    way (by the bits of the floats, in blocks of a few rows here): they
-    equal numpy's, ties to the first column, in either dtype and layout,
-    and so does the top-label view. A ``y_prob`` replaced afterwards has
-    its own computed.
+    From 512 columns the check of a writeable matrix finds each row's
+    argmax and maximum on its way (by the bits of the floats, in blocks of
+    a few rows here): they equal numpy's, ties to the first column, in
+    either dtype and layout, are read-only, and so is the top-label view. A
+    ``y_prob`` replaced afterwards has its own computed.
     """
     rng = np.random.default_rng(global_random_seed)
-    n_classes = _validation._TOP_COLUMNS
+    n_classes = 512
     p = rng.dirichlet(np.full(n_classes, 0.3), size=120).astype(dtype)
     p[:5] = dtype(1.0 / n_classes)  # all columns tie
     p[5:10] = 0.0
@@ -212,6 +214,7 @@ def test_top_of_wide_rows_found_by_the_check(dtype, layout, global_random_seed):
     assert_array_equal(argmax, expected_argmax)
     assert_array_equal(maximum, expected_max)
     assert maximum.dtype == dtype
+    assert not (argmax.flags.writeable or maximum.flags.writeable)
     ((correct, confidence),) = binary_views(data, "top_label")
     assert_array_equal(correct, y == expected_argmax)
     assert_array_equal(confidence, expected_max.astype(np.float64))
@@ -223,9 +226,42 @@ def test_top_of_wide_rows_found_by_the_check(dtype, layout, global_random_seed):
 
 
 def test_narrow_rows_have_their_top_computed():
-    """Check that a matrix narrower than 256 columns keeps no top of its rows."""
+    """Check that a matrix narrower than 512 columns keeps no top of its rows."""
     data = check_calibration_inputs(Y, PROB)
     assert data.top_of_rows is None
     argmax, maximum = top_of_rows(data)
     assert_array_equal(argmax, [0, 2, 0, 1])
     assert_array_equal(maximum, [0.7, 0.6, 0.4, 0.5])
+
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 512, size=50)
+    for n_columns, writeable, found in [(511, True, False), (512, False, False)]:
+        p = rng.dirichlet(np.ones(n_columns), size=50)
+        p.flags.writeable = writeable
+        data = check_calibration_inputs(y, p, labels=np.arange(n_columns))
+        assert (data.top_of_rows is not None) == found
+        argmax, maximum = top_of_rows(data)
+        assert_array_equal(argmax, np.argmax(p, axis=1))
+        assert_array_equal(maximum, p.max(axis=1))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("bad", ["inf and -inf", "huge", "nan"])
+def test_wide_rows_out_of_range_are_rejected_without_warnings(dtype, bad):
+    """Check that a wide matrix with values out of range gets skcal's error alone.
+
+    The check sums every block of a wide matrix; the sums of rows with
+    infinite or huge values overflow, which must not surface as a numpy
+    warning (an error under ``-W error``) before the ValueError.
+    """
+    p = np.full((4, 512), 1 / 512, dtype=dtype)
+    p[1, :2] = {
+        "inf and -inf": [np.inf, -np.inf],
+        "huge": np.finfo(dtype).max,
+        "nan": np.nan,
+    }[bad]
+    match = "NaN or infinite" if bad != "huge" else r"2 value\(s\) outside \[0, 1\]"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match=match):
+            check_calibration_inputs(np.zeros(4, dtype=int), p, labels=np.arange(512))

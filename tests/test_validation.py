@@ -313,13 +313,12 @@ def test_range_check_finds_the_exact_range_from_any_block(
     exact minimum and maximum, of the blocks before it too. -0.0 is in
     [0, 1], so its rows' sums are checked as those of +0.0; 1.0 (the largest
     value in range) and the floats next to the ends probe the bits' bound.
-    With ``top`` (a wide matrix's check, here of 3 columns), the row argmax
+    With ``top`` (as the check of a wide matrix asks), the row argmax
     replaces the largest value of each block: it is numpy's argmax when
     every value lies in [+0.0, 1.0], and not given otherwise (-0.0, which
     the bits misorder, included).
     """
     monkeypatch.setattr(_validation, "_BLOCK_BYTES", 2 * 3 * np.dtype(dtype).itemsize)
-    monkeypatch.setattr(_validation, "_TOP_COLUMNS", 3 if top else 4)
     one, zero = dtype(1.0), dtype(0.0)
     value = {
         "ulp above 1": np.nextafter(one, dtype(2.0)),
