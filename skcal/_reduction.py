@@ -35,8 +35,8 @@ REDUCTIONS = ("auto", "positive", "top_label", "classwise")
 # Rows shorter than this many bytes (up to 15 float64 or 31 float32 columns)
 # have their argmax and maximum found by `_narrow_row_top`: numpy's argmax
 # along such rows costs about 40 ns a row (41 ms for 1e6 x 10 float64, with
-# 12 ms more to gather the maxima), where from 16 float64 columns it is the
-# faster of the two.
+# 12 ms more to gather the maxima). From 16 float64 or 32 float32 columns
+# numpy's argmax is the faster of the two.
 _NARROW_ROW_BYTES = 128
 
 # Bytes of the rows `_narrow_row_top` transposes at once: the block and its
