@@ -29,6 +29,7 @@ answers, and which one "ECE" means in papers.
 import numpy as np
 
 from skcal._param_validation import StrOptions
+from skcal._validation import _row_blocks
 
 REDUCTIONS = ("auto", "positive", "top_label", "classwise")
 
@@ -38,10 +39,6 @@ REDUCTIONS = ("auto", "positive", "top_label", "classwise")
 # 12 ms more to gather the maxima). From 16 float64 or 32 float32 columns
 # numpy's argmax is the faster of the two.
 _NARROW_ROW_BYTES = 128
-
-# Bytes of the rows `_narrow_row_top` transposes at once: the block and its
-# comparisons stay in a core's cache.
-_NARROW_BLOCK_BYTES = 1 << 19
 
 # Parameter constraints of every measure that takes a reduction.
 REDUCTION_CONSTRAINTS = {
@@ -146,11 +143,12 @@ def top_of_rows(data):
     return argmax, np.take_along_axis(data.y_prob, argmax[:, None], axis=1)[:, 0]
 
 
-def _narrow_row_top(matrix, block_bytes=_NARROW_BLOCK_BYTES):
+def _narrow_row_top(matrix):
     """Row argmax (first column on ties) and row maximum of a matrix of short rows.
 
-    A block of rows at a time is copied transposed, each column then
-    contiguous, into a buffer that stays in the cache. The block's row
+    A block of rows at a time (the blocks of the validation's check,
+    ``skcal._validation._row_blocks``) is copied transposed, each column
+    then contiguous, into a buffer that stays in the cache. The block's row
     maxima are the elementwise maximum of its columns, and its row argmax
     the first column equal to the maximum: with ``K`` columns, ``K - r``
     where ``r`` is the largest of ``(K - j) [column j == maximum]``. Each
@@ -163,8 +161,6 @@ def _narrow_row_top(matrix, block_bytes=_NARROW_BLOCK_BYTES):
     ----------
     matrix : ndarray of shape (n_samples, n_classes)
         Validated probabilities (no NaN), fewer than 256 columns.
-    block_bytes : int, default=_NARROW_BLOCK_BYTES
-        Bytes of the rows transposed at once.
 
     Returns
     -------
@@ -173,25 +169,25 @@ def _narrow_row_top(matrix, block_bytes=_NARROW_BLOCK_BYTES):
         In the matrix's dtype.
     """
     n_rows, n_columns = matrix.shape
-    step = max(1, min(n_rows, block_bytes // (n_columns * matrix.itemsize)))
+    blocks = _row_blocks(matrix)
+    step = blocks[0][1]
     columns = np.empty((n_columns, step), dtype=matrix.dtype)
-    equal = np.empty((n_columns, step), dtype=bool)
     ranks = np.empty((n_columns, step), dtype=np.uint8)
     first = np.empty(step, dtype=np.uint8)
     # K - j for column j: the first column equal to the maximum ranks highest.
     rank = np.arange(n_columns, 0, -1, dtype=np.uint8)[:, None]
     argmax = np.empty(n_rows, dtype=np.intp)
     maximum = np.empty(n_rows, dtype=matrix.dtype)
-    for start in range(0, n_rows, step):
-        stop = min(start + step, n_rows)
+    for start, stop in blocks:
         size = stop - start
-        block = columns[:, :size]
+        block, block_ranks = columns[:, :size], ranks[:, :size]
         np.copyto(block, matrix[start:stop].T)
         top = maximum[start:stop]
         np.maximum.reduce(block, axis=0, out=top)
-        np.equal(block, top, out=equal[:, :size])
-        np.multiply(equal[:, :size], rank, out=ranks[:, :size])
-        np.maximum.reduce(ranks[:, :size], axis=0, out=first[:size])
+        # [column j == maximum] as 0/1 bytes, then times K - j in place.
+        np.equal(block, top, out=block_ranks.view(bool))
+        block_ranks *= rank
+        np.maximum.reduce(block_ranks, axis=0, out=first[:size])
         np.subtract(n_columns, first[:size], out=argmax[start:stop], casting="unsafe")
     return argmax, maximum
 

@@ -504,9 +504,13 @@ class _MatrixSummary(NamedTuple):
 
 
 def _row_blocks(p):
-    """``(start, stop)`` of the blocks of `_BLOCK_BYTES` of a matrix's rows."""
+    """``(start, stop)`` of the blocks of `_BLOCK_BYTES` of a matrix's rows.
+
+    The first block is the longest (every one but the last has its size).
+    """
+    n_rows = p.shape[0]
     step = max(1, _BLOCK_BYTES // (p.shape[1] * p.itemsize))
-    return [(start, start + step) for start in range(0, p.shape[0], step)]
+    return [(start, min(start + step, n_rows)) for start in range(0, n_rows, step)]
 
 
 def _matrix_summary(p, eps, *, top=False):

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
-from skcal import _reduction, _validation
+from skcal import _validation
 from skcal._reduction import (
     binary_views,
     reduce_measure,
@@ -253,7 +253,7 @@ def test_top_of_short_rows_by_transposed_blocks(dtype, layout, global_random_see
         copy = given.copy()
         y = rng.integers(0, n_columns, size=103)
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(_reduction, "_NARROW_BLOCK_BYTES", 5 * short * p.itemsize)
+            patch.setattr(_validation, "_BLOCK_BYTES", 5 * short * p.itemsize)
             data = check_calibration_inputs(y, given, labels=np.arange(n_columns))
             argmax, maximum = top_of_rows(data)
             ((correct, confidence),) = binary_views(data, "top_label")
