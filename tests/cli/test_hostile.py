@@ -309,18 +309,20 @@ def test_plain_file_beyond_the_budget(capsys, tmp_path):
     assert line.startswith(f"skcal: error: {path} holds 5.9 KiB of data, more than")
 
 
+_BROKEN_COMPRESSION = [
+    ("two.csv.zip", None, "holds 2 files"),
+    ("not.csv.gz", b"y,p\n1,0.5\n", "Not a gzipped file"),
+    ("cut.csv.gz", gzip.compress(b"y,p\n" + b"1,0.5\n" * 1000)[:-40], "ended"),
+    ("cut.csv.bz2", bz2.compress(b"y,p\n" + b"1,0.5\n" * 1000)[:-40], "ended"),
+    ("preds.parquet.gz", gzip.compress(b"PAR1"), "compressed parquet"),
+]
+
+
+# Named by file: a gzip stream holds its time of writing, and test names must
+# be the same in every process that collects them (pytest-xdist).
 @pytest.mark.parametrize(
     "name, content, match",
-    [
-        ("two.csv.zip", None, "holds 2 files"),
-        ("not.csv.gz", b"y,p\n1,0.5\n", "Not a gzipped file"),
-        ("cut.csv.gz", gzip.compress(b"y,p\n" + b"1,0.5\n" * 1000)[:-40], "ended"),
-        ("cut.csv.bz2", bz2.compress(b"y,p\n" + b"1,0.5\n" * 1000)[:-40], "ended"),
-        ("preds.parquet.gz", gzip.compress(b"PAR1"), "compressed parquet"),
-    ],
-    # Named by file: a gzip stream holds its time of writing, and test names
-    # must be the same in every process that collects them (pytest-xdist).
-    ids=["two.csv.zip", "not.csv.gz", "cut.csv.gz", "cut.csv.bz2", "preds.parquet.gz"],
+    [pytest.param(*case, id=case[0]) for case in _BROKEN_COMPRESSION],
 )
 def test_broken_compression(capsys, tmp_path, name, content, match):
     path = tmp_path / name
