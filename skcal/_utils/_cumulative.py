@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from skcal._utils._bootstrap import SortedView
+from skcal._utils._bootstrap import Replicates, SortedView
 from skcal._utils._ties import (
     Ties,
     decode_keys,
@@ -82,10 +82,8 @@ def cumulative_range(fill, shape, ends, block=_RANGE_BLOCK):
     Equal (to rounding) to :func:`range_with_zero` of the cumulative sums
     (along the rows, read at ``ends``) of the ``values`` that ``fill``
     writes, without the array of all of them: each block of columns is
-    filled, summed cumulatively from the running total of the blocks before
-    it, and its largest and smallest sums (at ``ends``) kept, while it is
-    in the cache. The cutoff error is this range divided by the total
-    weight.
+    filled, then folded into a :class:`RunningRange` while it is in the
+    cache. The cutoff error is this range divided by the total weight.
 
     Parameters
     ----------
@@ -104,29 +102,76 @@ def cumulative_range(fill, shape, ends, block=_RANGE_BLOCK):
     range : ndarray of shape (shape[0],)
     """
     n_rows, n_columns = shape
-    width = 4 * max(1, block // (4 * n_rows))
-    values = np.empty((n_rows, width))
-    scratch = np.empty((4, n_rows, width // 4) if ends is None else (1, n_rows, width))
-    carry, high, low = np.zeros(n_rows), np.zeros(n_rows), np.zeros(n_rows)
+    running = RunningRange(n_rows, max(1, block // n_rows), ends is not None)
+    width = running.width
     for start in range(0, n_columns, width):
         stop = min(start + width, n_columns)
+        fill(start, stop, running.block(stop - start))
         if ends is None:
+            running.fold(stop - start)
+        else:
+            inside = ends[np.searchsorted(ends, start) : np.searchsorted(ends, stop)]
+            running.fold(stop - start, inside - start)
+    return running.range()
+
+
+class RunningRange:
+    """The largest and smallest cumulative sums of values given block by block.
+
+    Each row of values is summed cumulatively along its columns, from the
+    running total of the blocks before; the sums are read at all columns,
+    or at given ones. :meth:`range` is :func:`range_with_zero` of the
+    sums read.
+
+    Parameters
+    ----------
+    n_rows : int
+        Rows of the values (one per draw).
+    width : int
+        The most columns of a block.
+    at_ends : bool
+        Whether the sums are read at given columns only.
+    """
+
+    def __init__(self, n_rows, width, at_ends):
+        # The sums of all columns come from sums of fours: a multiple of 4.
+        self.width = width if at_ends else 4 * -(-width // 4)
+        self.values = np.empty((n_rows, self.width))
+        self.scratch = np.empty(
+            (1, n_rows, self.width) if at_ends else (4, n_rows, self.width // 4)
+        )
+        self.carry = np.zeros(n_rows)
+        self.high, self.low = np.zeros(n_rows), np.zeros(n_rows)
+
+    def block(self, n_columns):
+        """Where the next block of ``n_columns`` values is to be written."""
+        return self.values[:, :n_columns]
+
+    def fold(self, n_columns, inside=None):
+        """Fold the block just written into the extremes.
+
+        ``inside`` are the columns of the block at which the sums are read
+        (sorted), or None for all of them.
+        """
+        if inside is None:
             # Zeros after the last column repeat the last sum, which is read.
-            values[:, stop - start :] = 0.0
-            fill(start, stop, values[:, : stop - start])
-            _all_sums_extremes(values, carry, high, low, scratch)
-            continue
-        inside = ends[np.searchsorted(ends, start) : np.searchsorted(ends, stop)]
-        fill(start, stop, values[:, : stop - start])
-        sums = scratch[0, :, : stop - start]
-        _row_cumsum(values[:, : stop - start], sums)
-        sums += carry[:, None]
-        carry[:] = sums[:, -1]
+            self.values[:, n_columns:] = 0.0
+            _all_sums_extremes(
+                self.values, self.carry, self.high, self.low, self.scratch
+            )
+            return
+        sums = self.scratch[0, :, :n_columns]
+        _row_cumsum(self.values[:, :n_columns], sums)
+        sums += self.carry[:, None]
+        self.carry[:] = sums[:, -1]
         if inside.shape[0]:
-            sums = sums.take(inside - start, axis=1)
-            np.maximum(high, sums.max(axis=1), out=high)
-            np.minimum(low, sums.min(axis=1), out=low)
-    return high - low
+            sums = sums.take(inside, axis=1)
+            np.maximum(self.high, sums.max(axis=1), out=self.high)
+            np.minimum(self.low, sums.min(axis=1), out=self.low)
+
+    def range(self):
+        """``max(0, sums) - min(0, sums)`` of each row."""
+        return self.high - self.low
 
 
 def _row_cumsum(values, out):
@@ -241,11 +286,12 @@ class CutoffCore:
         return _CutoffReplicates(SortedView(y, p, sample_weight))
 
 
-class _CutoffReplicates:
+class _CutoffReplicates(Replicates):
     """The cutoff statistic on resamples and calibrated draws of a sorted view.
 
     A replicate is one cumulative sum of the weighted residuals in the
-    sorted order of the predictions, read at the ends of the tie groups.
+    sorted order of the predictions, read at the ends of the tie groups,
+    a chunk of rows at a time (:class:`RunningRange`).
     """
 
     def __init__(self, view):
@@ -255,29 +301,56 @@ class _CutoffReplicates:
         w = 1.0 if view.weight is None else view.weight
         self.residual = w * (view.y - p)  # the weighted residual, per count
 
-    def resampled(self, draws):
-        """The statistic of each bootstrap resample of the batch."""
-        counts, residual = draws.counts, self.residual
+    def resampling(self, draws):
+        """The accumulator of the statistic of a batch's bootstrap resamples."""
+        return _CutoffRanges(self, draws, resampled=True)
 
-        def fill(start, stop, out):
-            np.multiply(counts[:, start:stop], residual[start:stop], out=out)
+    def relabeling(self, draws):
+        """The accumulator of the statistic of a batch's calibrated draws."""
+        return _CutoffRanges(self, draws, resampled=False)
 
-        totals = draws.totals(self.view.weight)
+
+class _CutoffRanges:
+    """The cumulative residuals of a batch's draws, folded chunk by chunk."""
+
+    def __init__(self, replicates, draws, resampled):
+        self.replicates, self.resampled = replicates, resampled
+        width = min(draws.width, max(1, _RANGE_BLOCK // draws.size))
+        self.running = RunningRange(draws.size, width, replicates.ends is not None)
+        weighted = replicates.view.weight is not None
+        self.totals = np.zeros(draws.size) if resampled and weighted else None
+        self.total = float(draws.n_samples) if resampled else replicates.view.total
+
+    def add(self, chunk):
+        """Fold the chunk's residuals, :data:`_RANGE_BLOCK` values at a time."""
+        view, residual = self.replicates.view, self.replicates.residual
+        drawn = chunk.counts if self.resampled else view.outcomes(chunk)
+        if self.totals is not None:
+            self.totals += drawn @ view.weight[chunk.start : chunk.stop]
+        ends, width = self.replicates.ends, self.running.width
+        for start in range(chunk.start, chunk.stop, width):
+            stop = min(start + width, chunk.stop)
+            out = self.running.block(stop - start)
+            part = drawn[:, start - chunk.start : stop - chunk.start]
+            if self.resampled:
+                np.multiply(part, residual[start:stop], out=out)
+            else:
+                np.subtract(part, view.p[start:stop], out=out)
+                if view.weight is not None:
+                    out *= view.weight[start:stop]
+            inside = None
+            if ends is not None:
+                first, last = np.searchsorted(ends, [start, stop]).tolist()
+                inside = ends[first:last] - start
+            self.running.fold(stop - start, inside)
+
+    def result(self):
+        totals = self.total if self.totals is None else self.totals
         with np.errstate(invalid="ignore", divide="ignore"):
-            values = cumulative_range(fill, counts.shape, self.ends) / totals
-        values[~(totals > 0)] = np.nan  # only rows of zero weight were drawn
+            values = self.running.range() / totals
+        if self.totals is not None:
+            values[~(self.totals > 0)] = np.nan  # only rows of zero weight drawn
         return values
-
-    def relabeled(self, draws):
-        """The statistic of each set of outcomes drawn from the predictions."""
-        outcomes, p, w = self.view.outcomes(draws), self.view.p, self.view.weight
-
-        def fill(start, stop, out):
-            np.subtract(outcomes[:, start:stop], p[start:stop], out=out)
-            if w is not None:
-                out *= w[start:stop]
-
-        return cumulative_range(fill, outcomes.shape, self.ends) / self.view.total
 
 
 def null_statistics(ties, n_draws, rng):

@@ -5,6 +5,8 @@ reliability table they are computed from."""
 
 from __future__ import annotations
 
+import bisect
+import math
 from numbers import Integral, Real
 from typing import Literal
 
@@ -25,7 +27,9 @@ from skcal._utils._bins import STRATEGIES, bin_sums, make_binning
 from skcal._utils._bootstrap import (
     N_BOOTSTRAP,
     Atoms,
+    Replicates,
     SortedView,
+    add_segment_sums,
     percentile_band,
     segment_sums,
 )
@@ -167,15 +171,15 @@ class _BinnedCore:
         )
 
 
-class _BinnedReplicates:
+class _BinnedReplicates(Replicates):
     """A binned error on resamples and calibrated draws of one sorted view.
 
     The rows sorted by prediction fill each equal-width bin contiguously, so
     a replicate's per-bin weights and residual sums ``sum w (p - y)`` are
     sums over fixed segments; without debiasing, the error depends on
     nothing else. A resample's are products of its counts with the rows'
-    ``(w, w (p - y))``, one matrix product per bin for a batch, which reads
-    the counts once.
+    ``(w, w (p - y))``, one matrix product per bin and chunk of a batch,
+    which reads the counts once.
     """
 
     def __init__(self, view, n_bins, norm):
@@ -191,19 +195,54 @@ class _BinnedReplicates:
         self.prediction_sums = segment_sums(w * view.p, self.starts)
         view.p = None  # the draws read the view's outcomes only
 
-    def resampled(self, draws):
-        """The error of each bootstrap resample of the batch."""
-        sums = np.empty((draws.size, self.starts.shape[0], 2))
-        for k, (start, stop) in enumerate(self.segments):
-            sums[:, k] = draws.counts[:, start:stop] @ self.columns[start:stop]
-        return _errors_of_gap_sums(sums[..., 0], sums[..., 1], self.norm)
+    def resampling(self, draws):
+        """The accumulator of the errors of a batch's bootstrap resamples."""
+        return _ResampledBins(self, draws.size)
 
-    def relabeled(self, draws):
-        """The error of each set of outcomes drawn from the predictions."""
-        outcomes = self.view.weighted_outcomes(draws)
-        gap_sums = self.prediction_sums - segment_sums(outcomes, self.starts)
-        weights = np.broadcast_to(self.weight_sums, gap_sums.shape)
-        return _errors_of_gap_sums(weights, gap_sums, self.norm)
+    def relabeling(self, draws):
+        """The accumulator of the errors of a batch's calibrated draws."""
+        return _RelabeledBins(self, draws.size)
+
+
+class _ResampledBins:
+    """Each resample's per-bin sums of ``(w, w (p - y))``, chunk by chunk."""
+
+    def __init__(self, replicates, size):
+        self.replicates = replicates
+        self.sums = np.zeros((size, replicates.starts.shape[0], 2))
+
+    def add(self, chunk):
+        segments, columns = self.replicates.segments, self.replicates.columns
+        first = bisect.bisect_right(segments, (chunk.start, math.inf)) - 1
+        for k in range(first, len(segments)):
+            start, stop = segments[k]
+            if start >= chunk.stop:
+                break
+            start, stop = max(start, chunk.start), min(stop, chunk.stop)
+            counts = chunk.counts[:, start - chunk.start : stop - chunk.start]
+            self.sums[:, k] += counts @ columns[start:stop]
+
+    def result(self):
+        sums, norm = self.sums, self.replicates.norm
+        return _errors_of_gap_sums(sums[..., 0], sums[..., 1], norm)
+
+
+class _RelabeledBins:
+    """Each calibrated draw's per-bin outcomes, chunk by chunk."""
+
+    def __init__(self, replicates, size):
+        self.replicates = replicates
+        self.outcomes = np.zeros((size, replicates.starts.shape[0]))
+
+    def add(self, chunk):
+        outcomes = self.replicates.view.weighted_outcomes(chunk)
+        add_segment_sums(self.outcomes, outcomes, self.replicates.starts, chunk)
+
+    def result(self):
+        replicates = self.replicates
+        gap_sums = replicates.prediction_sums - self.outcomes
+        weights = np.broadcast_to(replicates.weight_sums, gap_sums.shape)
+        return _errors_of_gap_sums(weights, gap_sums, replicates.norm)
 
 
 def binned_error_core(*, n_bins, strategy, norm, debias):

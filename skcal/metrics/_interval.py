@@ -25,7 +25,9 @@ from skcal._reduction import resolve_reduction
 from skcal._typing import ArrayLike, Label, RandomStateLike
 from skcal._utils._bootstrap import (
     N_BOOTSTRAP,
+    Gathered,
     NullLabels,
+    Replicates,
     calibration_error_interval,
     draw_replicates,
     score_interval,
@@ -65,11 +67,12 @@ def _resample_weights(draws, sample_weight):
             yield i, weight
 
 
-class _ViewReplicates:
+class _ViewReplicates(Replicates):
     """A calibration error's core on the views of resampled or relabelled rows.
 
     For cores that cannot prepare a view (see :func:`_replicates`) and for
-    several views (``"classwise"``), whose labels are drawn jointly.
+    several views (``"classwise"``), whose labels are drawn jointly: each
+    draw's rows are gathered whole.
     """
 
     def __init__(self, core, data, reduction):
@@ -80,13 +83,19 @@ class _ViewReplicates:
     def _value(self, views, weight):
         return float(np.mean([self.core(y, p, weight) for y, p in views]))
 
-    def resampled(self, draws):
+    def resampling(self, draws):
+        return Gathered(self._resampled_whole, draws, "counts")
+
+    def relabeling(self, draws):
+        return Gathered(self._relabeled_whole, draws, "bits")
+
+    def _resampled_whole(self, draws):
         values = np.full(draws.size, math.nan)
         for i, weight in _resample_weights(draws, self.weight):
             values[i] = self._value(self.labels.views, weight)
         return values
 
-    def relabeled(self, draws):
+    def _relabeled_whole(self, draws):
         return np.array(
             [
                 self._value(self.labels.draw_views(u), self.weight)
@@ -95,26 +104,50 @@ class _ViewReplicates:
         )
 
 
-class _RowLossReplicates:
+class _RowLossReplicates(Replicates):
     """A proper score, the weighted mean of per-row losses, on resamples."""
 
     def __init__(self, losses, weight):
         self.weight = weight
         self.losses = losses if weight is None else losses * weight
 
-    def resampled(self, draws):
+    def resampling(self, draws):
+        return _LossSums(self, draws)
+
+
+class _LossSums:
+    """The accumulator of :class:`_RowLossReplicates`: the resamples' sums
+    of weighted losses and of weights."""
+
+    def __init__(self, replicates, draws):
+        self.losses, self.weight = replicates.losses, replicates.weight
+        self.sums = np.zeros(draws.size)
+        self.totals = np.full(draws.size, float(draws.n_samples))
+        if self.weight is not None:
+            self.totals[:] = 0.0
+
+    def add(self, chunk):
+        rows = slice(chunk.start, chunk.stop)
+        self.sums += chunk.counts @ self.losses[rows]
+        if self.weight is not None:
+            self.totals += chunk.counts @ self.weight[rows]
+
+    def result(self):
         # 0 / 0, NaN, when only rows of zero weight were drawn.
         with np.errstate(invalid="ignore"):
-            return (draws.counts @ self.losses) / draws.totals(self.weight)
+            return self.sums / self.totals
 
 
-class _EvaluatedReplicates:
+class _EvaluatedReplicates(Replicates):
     """Any measure, called through :meth:`Measure.evaluate` on each resample."""
 
     def __init__(self, measure, problem, options):
         self.measure, self.problem, self.options = measure, problem, options
 
-    def resampled(self, draws):
+    def resampling(self, draws):
+        return Gathered(self._resampled_whole, draws, "counts")
+
+    def _resampled_whole(self, draws):
         y_true, y_prob, classes, sample_weight, pos_label = self.problem
         values = np.full(draws.size, math.nan)
         for i, weight in _resample_weights(draws, sample_weight):
@@ -210,7 +243,8 @@ def measure_intervals(
         Threads drawing batches of replicates at once.
     joint : dict, default=None
         ``{name: statistic}``: other statistics of the same rows, drawn on
-        the same draws, each with ``resampled(draws)``, ``relabeled(draws)``
+        the same draws, each with ``resampling(draws)`` and
+        ``relabeling(draws)`` (see :class:`~skcal._utils._bootstrap.Replicates`)
         and ``finish(resampled, null)``, which gives its interval from its
         replicates (e.g. :class:`~skcal.metrics._smooth_ece.CurveBootstrap`,
         which also completes its curve's band).
@@ -227,9 +261,9 @@ def measure_intervals(
     for name, measure in measures.items():
         replicates, relabel = _replicates(measure, problem, options.get(name, {}))
         statistics.append(
-            (replicates.resampled, replicates.relabeled if relabel else None)
+            (replicates.resampling, replicates.relabeling if relabel else None)
         )
-    statistics += [(s.resampled, s.relabeled) for s in joint.values()]
+    statistics += [(s.resampling, s.relabeling) for s in joint.values()]
     total = n_bootstrap * sum(1 if r is None else 2 for _, r in statistics)
     with Progress(
         total, f"intervals: {n_bootstrap} resamples of {n} rows", verbose
@@ -408,7 +442,7 @@ def confidence_interval(
     >>> y_true = (rng.uniform(size=2000) < y_prob).astype(int)  # calibrated
     >>> result = confidence_interval(y_true, y_prob, random_state=0)
     >>> round(result.value, 3), result.low, round(result.high, 3)
-    (0.015, 0.0, 0.042)
+    (0.015, 0.0, 0.041)
 
     The interval of a calibrated model's ECE starts at 0. Events that are
     rarer than predicted (here with probability ``y_prob**2``) give one
@@ -417,7 +451,7 @@ def confidence_interval(
     >>> y_rarer = (rng.uniform(size=2000) < y_prob**2).astype(int)
     >>> result = confidence_interval(y_rarer, y_prob, random_state=0)
     >>> round(result.value, 3), round(result.low, 3), round(result.high, 3)
-    (0.166, 0.127, 0.181)
+    (0.166, 0.128, 0.181)
     """
     measure = (
         MEASURES_BY_NAME[metric]

@@ -73,10 +73,11 @@ class Measure(NamedTuple):
         one binary view, ``measure(y, p, sample_weight)``, for the options
         of ``function`` other than the data, ``reduction`` and ``return_*``
         (the intervals evaluate it on resamples without validating again).
-        A core may also have ``replicates(y, p, sample_weight)``: an object
-        whose ``resampled(draws)`` and ``relabeled(draws)`` give the measure
-        of a view on a batch of :class:`~skcal._utils._bootstrap.Draws`
-        from arrays prepared once (or None when it cannot prepare them).
+        A core may also have ``replicates(y, p, sample_weight)``: a
+        :class:`~skcal._utils._bootstrap.Replicates` that gives the measure
+        of a view on a batch of :class:`~skcal._utils._bootstrap.Draws`,
+        chunk by chunk, from arrays prepared once (or None when it cannot
+        prepare them).
     row_losses : callable or None
         For the proper scores, ``row_losses(data)``: each row's loss, whose
         mean is the score (of :class:`~skcal._validation.CalibrationData`).

@@ -24,12 +24,13 @@ from skcal._reduction import (
 from skcal._typing import ArrayLike, Label, RandomStateLike
 from skcal._utils._bootstrap import (
     Atoms,
+    Replicates,
     SortedView,
+    add_segment_sums,
     calibration_error_interval,
     draw_replicates,
     percentile_band,
     seed_of,
-    segment_sums,
 )
 from skcal._utils._grid import CHANNELS, grid_cells, halve_grid, linear_binning
 from skcal._utils._progress import VERBOSE_CONSTRAINT, Progress
@@ -764,7 +765,7 @@ def _resampling_map(y, p, sample_weight, n_intervals):
     return atoms, to_grid
 
 
-class SmoothEceReplicates:
+class SmoothEceReplicates(Replicates):
     """The SmoothECE of one view on bootstrap resamples and calibrated draws.
 
     A resample draws the rows with replacement, whose counts summed by atom
@@ -830,23 +831,33 @@ class SmoothEceReplicates:
         value = _bandwidth(smoother, self.sigma, self.eps, guess=self.bandwidth)[1]
         return np.atleast_1d(value), smoother
 
-    def resampled(self, draws, n_points=None):
-        """The SmoothECE of the bootstrap resamples of a batch of draws.
+    def resampling(self, draws, n_points=None):
+        """The accumulator of the SmoothECE of a batch's bootstrap resamples.
 
-        NaN for a resample of zero weight. With ``n_points``, also their
-        smoothed event rates at ``bandwidth`` on ``linspace(0, 1, n_points)``
-        (NaN where there is no density).
+        Its result is NaN for a resample of zero weight. With ``n_points``,
+        it also gives their smoothed event rates at ``bandwidth`` on
+        ``linspace(0, 1, n_points)`` (NaN where there is no density).
 
         Returns
         -------
-        values : ndarray of shape (draws.size,)
-        curves : ndarray of shape (draws.size, n_points), only with ``n_points``
+        accumulator : object
+            Whose result is ``values`` of shape (draws.size,), and with
+            ``n_points`` the tuple ``(values, curves)``, ``curves`` of shape
+            (draws.size, n_points).
         """
-        weights = self.atoms.resampled(draws)
+        return _ResampledAtoms(self, draws.size, n_points)
+
+    def relabeling(self, draws):
+        """The accumulator of the SmoothECE of a batch's calibrated draws."""
+        return _RelabeledCells(self, draws.size)
+
+    def _resampled_values(self, weights, n_points):
+        """The SmoothECE (and curves) of resamples from their atom weights."""
+        size = weights.shape[0]
         channels = ("residual",) if n_points is None else CHANNELS
         to_grid = self.to_residual if n_points is None else self.to_grid
         masses = (to_grid @ weights.T).T.reshape(
-            draws.size, len(channels), self.n_intervals + 1
+            size, len(channels), self.n_intervals + 1
         )
         totals = weights.sum(axis=1)
         empty = ~(totals > 0)
@@ -859,23 +870,55 @@ class SmoothEceReplicates:
         curves[empty] = np.nan
         return values, curves
 
-    def relabeled(self, draws):
-        """The SmoothECE of the batch's sets of outcomes drawn from the predictions.
-
-        Returns
-        -------
-        values : ndarray of shape (draws.size,)
-        """
-        outcomes = self.view.weighted_outcomes(draws)
-        cell_sums = segment_sums(outcomes, self.starts)
-        products = np.multiply(outcomes, self.offset, out=draws.scratch("products"))
-        upper = np.add.reduceat(products, self.starts, axis=1)
-        outcome = np.zeros((draws.size, self.n_intervals + 2))
+    def _relabeled_values(self, cell_sums, upper):
+        """The SmoothECE of calibrated draws from each grid cell's sums of
+        the drawn outcomes and of their offsets."""
+        size = cell_sums.shape[0]
+        outcome = np.zeros((size, self.n_intervals + 2))
         outcome[:, self.cells] = cell_sums - upper
         outcome[:, self.cells + 1] += upper
         masses = (self.prediction_masses[0] - outcome[:, :-1])[:, None]
-        totals = np.full(draws.size, self.view.total)
+        totals = np.full(size, self.view.total)
         return self._values(masses, totals, ("residual",))[0]
+
+
+class _ResampledAtoms:
+    """Each resample's atom weights, chunk by chunk, for
+    :class:`SmoothEceReplicates`."""
+
+    def __init__(self, replicates, size, n_points):
+        self.replicates, self.n_points = replicates, n_points
+        self.weights = np.zeros((size, replicates.atoms.key.shape[0]))
+
+    def add(self, chunk):
+        add_segment_sums(
+            self.weights, chunk.counts, self.replicates.atoms.starts, chunk
+        )
+
+    def result(self):
+        weights = self.weights * self.replicates.atoms.weight
+        return self.replicates._resampled_values(weights, self.n_points)
+
+
+class _RelabeledCells:
+    """Each calibrated draw's outcomes by grid cell, and their offsets',
+    chunk by chunk, for :class:`SmoothEceReplicates`."""
+
+    def __init__(self, replicates, size):
+        self.replicates = replicates
+        self.cell_sums = np.zeros((size, replicates.starts.shape[0]))
+        self.upper = np.zeros_like(self.cell_sums)
+
+    def add(self, chunk):
+        replicates = self.replicates
+        outcomes = replicates.view.weighted_outcomes(chunk)
+        add_segment_sums(self.cell_sums, outcomes, replicates.starts, chunk)
+        offset = replicates.offset[chunk.start : chunk.stop]
+        products = np.multiply(outcomes, offset, out=chunk.scratch("products"))
+        add_segment_sums(self.upper, products, replicates.starts, chunk)
+
+    def result(self):
+        return self.replicates._relabeled_values(self.cell_sums, self.upper)
 
 
 def smooth_ece_replicates(y, p, sample_weight, *, sigma, eps):
@@ -1070,7 +1113,7 @@ class CurveBootstrap:
     """The band of a smooth curve and the interval of its SmoothECE, from draws.
 
     A statistic of :func:`~skcal._utils._bootstrap.draw_replicates`
-    (``resampled`` and ``relabeled``), so that its draws can be shared with
+    (``resampling`` and ``relabeling``), so that its draws can be shared with
     other measures of the same rows (the report's), and :meth:`finish`,
     which completes the curve from the replicates.
 
@@ -1088,11 +1131,12 @@ class CurveBootstrap:
         self.curve, self.replicates = curve, replicates
         self.confidence_level = confidence_level
         self.n_samples = replicates.n_samples
-        self.relabeled = replicates.relabeled
+        self.relabeling = replicates.relabeling
 
-    def resampled(self, draws):
-        """The SmoothECE and the curve of each bootstrap resample of a batch."""
-        return self.replicates.resampled(draws, self.curve.grid.shape[0])
+    def resampling(self, draws):
+        """The accumulator of the SmoothECE and the curve of each bootstrap
+        resample of a batch."""
+        return self.replicates.resampling(draws, self.curve.grid.shape[0])
 
     def finish(self, resampled, null):
         """Set the curve's band and interval; return the interval.
@@ -1118,7 +1162,7 @@ def _band_and_interval(bootstrap, *, n_bootstrap, rng, verbose, n_jobs):
         2 * n_bootstrap, f"SmoothECE: {n_bootstrap} resamples of {n} rows", verbose
     ) as progress:
         ((resampled, null),) = draw_replicates(
-            [(bootstrap.resampled, bootstrap.relabeled)],
+            [(bootstrap.resampling, bootstrap.relabeling)],
             n,
             n_bootstrap,
             seed_of(rng),

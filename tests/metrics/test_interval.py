@@ -16,7 +16,9 @@ from hypothesis import strategies as st
 from numpy.testing import assert_allclose
 from sklearn.metrics import brier_score_loss, log_loss
 
+from skcal._utils import _bootstrap
 from skcal._utils._bootstrap import (
+    COUNT_BLOCK,
     Draws,
     NullLabels,
     batch_size,
@@ -349,17 +351,20 @@ def test_interval_coverage_at_n_300(setting, with_smooth):
     ],
 )
 @pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("block", [COUNT_BLOCK, 64])
 def test_prepared_replicates_equal_the_cores(
-    global_random_seed, metric, options, rtol, atol, weighted
+    global_random_seed, metric, options, rtol, atol, weighted, block, monkeypatch
 ):
     """Check that replicates prepared once per view give the core's values.
 
     The intervals prepare each view (sort, bins) once and evaluate every
     resample (new weights) and relabelling (new outcomes) of a batch of
-    shared draws on the prepared arrays, in the order they chose; the values
-    must be the core's on the same rows, boundaries 0 and 1 included. Cores
-    that cannot prepare a view say so (None).
+    shared draws on the prepared arrays, in the order they chose, a chunk
+    of rows at a time (one chunk, or chunks of 64 rows); the values must be
+    the core's on the same rows, boundaries 0 and 1 included. Cores that
+    cannot prepare a view say so (None).
     """
+    monkeypatch.setattr(_bootstrap, "_CHUNK_VALUES", 1)
     measure = MEASURES_BY_NAME[metric]
     core = measure.core(**measure.core_options(options))
     rng = np.random.RandomState(global_random_seed)
@@ -370,7 +375,8 @@ def test_prepared_replicates_equal_the_cores(
     if rtol is None:
         assert prepared is None
         return
-    draws = Draws(np.random.default_rng(global_random_seed), 500, 7)
+    draws = Draws(np.random.default_rng(global_random_seed), 500, 7, block=block)
+    assert len(list(draws.chunks(bits=False))) == -(-500 // min(block, 500))
     if weighted:
         # A resample of no weight is NaN (without weights the counts add up
         # to the number of rows, which the replicates may take for granted).

@@ -1145,7 +1145,8 @@ def test_smooth_band_is_the_percentiles_of_resampled_rows(global_random_seed, si
     group, sizes = _row_groups(y_prob, y_true)
     first = np.unique(group, return_index=True)[1]
     (batch,) = seed_of(np.random.RandomState(global_random_seed)).spawn(1)
-    replay = np.random.default_rng(batch)
+    # The counts and the bits come from two streams of the batch's Generator.
+    replay, bit_replay = np.random.default_rng(batch).spawn(2)
     # The rows are drawn with replacement and taken in the order of their
     # groups: a group's count is the number of draws in its segment.
     order = np.argsort(group, kind="stable")
@@ -1163,7 +1164,7 @@ def test_smooth_band_is_the_percentiles_of_resampled_rows(global_random_seed, si
         values.append(smooth_ece(y_true, y_prob, sample_weight=weight, sigma=sigma))
     ordered = y_prob[order]
     # A uniform per row, as 32 random bits: half a raw word of the generator.
-    bits = replay.bit_generator.random_raw(n_bootstrap * n // 2).view(np.uint32)
+    bits = bit_replay.bit_generator.random_raw(n_bootstrap * n // 2).view(np.uint32)
     uniforms = bits.reshape(n_bootstrap, n) / 2.0**32
     outcomes = (uniforms < ordered).astype(int)
     null = [smooth_ece(drawn, ordered, sigma=sigma) for drawn in outcomes]
@@ -1200,7 +1201,7 @@ def test_smooth_replicates_are_the_measure_of_their_rows(global_random_seed, pow
     resampled = replicates.resampled(draws)
     relabeled = replicates.relabeled(draws)
     view_p, view_y = p[replicates.order], y[replicates.order]
-    outcomes = replicates.view.outcomes(draws)
+    outcomes = replicates.view.outcomes(draws.whole())
     for i in range(size):
         weight = draws.counts[i].astype(np.float64)
         expected = smooth_ece(view_y, view_p, sample_weight=weight)

@@ -246,13 +246,13 @@ def test_bootstrap_interval_by_hand(global_random_seed):
     )
     p = result.y_prob[:, 1]
     # One batch of draws serves both measures, from the first generator spawned
-    # from the random state: 80 rows drawn with replacement per resample (their
-    # counts), then a uniform per row for the outcomes drawn from p (32 random
-    # bits: half a raw word of the generator).
+    # from the random state, whose two streams give 80 rows drawn with
+    # replacement per resample (their counts) and a uniform per row for the
+    # outcomes drawn from p (32 random bits: half a raw word of the generator).
     (batch,) = seed_of(np.random.RandomState(global_random_seed)).spawn(1)
-    replay = np.random.default_rng(batch)
+    replay, bit_replay = np.random.default_rng(batch).spawn(2)
     counts = [np.bincount(r, minlength=80) for r in replay.integers(0, 80, (50, 80))]
-    uniforms = replay.bit_generator.random_raw(2000).view(np.uint32) / 2.0**32
+    uniforms = bit_replay.bit_generator.random_raw(2000).view(np.uint32) / 2.0**32
     uniforms = uniforms.reshape(50, 80)
     draws = np.array([brier_score_loss(y, p, sample_weight=c * w) for c in counts])
     value = result.value["brier_score_loss"]

@@ -7,6 +7,7 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy import stats
 
+from skcal._utils import _bootstrap
 from skcal._utils._bootstrap import (
     Atoms,
     Draws,
@@ -103,7 +104,7 @@ def test_outcomes_are_uniforms_below_the_predictions():
     p = np.array([0.0, 2.0**-33, 2.0**-32, 0.3, 0.5, 1 - 2.0**-32, 1 - 2.0**-33, 1.0])
     view = SortedView(np.zeros(p.shape[0], dtype=np.uint8), p, None)
     draws = Draws(np.random.default_rng(0), p.shape[0], 4000)
-    outcomes = view.outcomes(draws)
+    outcomes = view.outcomes(draws.whole())
     assert_array_equal(outcomes, draws.uniforms < view.p)
     assert not outcomes[:, view.p == 0].any()
     assert outcomes[:, view.p >= 1 - 2.0**-33].all()
@@ -112,8 +113,8 @@ def test_outcomes_are_uniforms_below_the_predictions():
     # only: the threshold 2**32 - 1 alone would miss them.
     draws.bits[0] = 2**32 - 1
     del draws.uniforms
-    assert_array_equal(view.outcomes(draws)[0], draws.uniforms[0] < view.p)
-    assert_array_equal(view.outcomes(draws)[0], [0, 0, 0, 0, 0, 0, 1, 1])
+    assert_array_equal(view.outcomes(draws.whole())[0], draws.uniforms[0] < view.p)
+    assert_array_equal(view.outcomes(draws.whole())[0], [0, 0, 0, 0, 0, 0, 1, 1])
     # Thresholds computed in blocks of 3 rows are those of one block.
     blocked, sure = _bernoulli_thresholds(view.p, block=3)
     assert_array_equal(blocked, _bernoulli_thresholds(view.p)[0])
@@ -139,19 +140,63 @@ def test_segment_sums_count_each_segment(global_random_seed, long_segment):
     assert_array_equal(counts, expected)
 
 
-def test_weighted_outcomes_summed_by_segment(global_random_seed):
-    """Check the weighted path: each segment's sum of weight times outcome."""
+@pytest.mark.parametrize("weighted", [False, True])
+def test_outcomes_summed_by_segment_chunk_by_chunk(
+    global_random_seed, weighted, monkeypatch
+):
+    """Check each segment's sum of (weight times) outcome, whole and by chunks.
+
+    Chunks of 8 rows: segments that start inside a chunk, span several, or
+    end at the last row; the chunks' outcomes are those of the whole rows.
+    """
     rng = np.random.RandomState(global_random_seed)
     p, w = rng.uniform(size=50), rng.uniform(0.0, 2.0, size=50)
-    view = SortedView(np.zeros(50, dtype=np.uint8), p, w)
-    draws = Draws(np.random.default_rng(global_random_seed), 50, 3)
-    weighted = view.weighted_outcomes(draws)
-    assert_array_equal(weighted, view.outcomes(draws) * view.weight)
+    view = SortedView(np.zeros(50, dtype=np.uint8), p, w if weighted else None)
+    monkeypatch.setattr(_bootstrap, "_CHUNK_VALUES", 1)
+    draws = Draws(np.random.default_rng(global_random_seed), 50, 3, block=8)
+    outcomes = view.weighted_outcomes(draws.whole())
+    weight = view.weight if weighted else 1.0
+    assert_array_equal(outcomes, view.outcomes(draws.whole()) * weight)
     starts = np.array([0, 1, 2, 10, 11, 37])
     expected = [
         [row[a:b].sum() for a, b in zip(starts, [*starts[1:], 50], strict=True)]
-        for row in weighted
+        for row in outcomes
     ]
-    sums = segment_sums(weighted, starts)
-    assert sums.dtype == np.float64
+    sums = segment_sums(outcomes, starts)
+    assert sums.dtype == (np.float64 if weighted else np.int64)
     assert_allclose(sums, expected, rtol=1e-12)
+    chunked = np.zeros((3, starts.shape[0]))
+    chunks = list(draws.chunks(counts=False))
+    assert [(c.start, c.stop) for c in chunks] == [
+        (a, min(a + 8, 50)) for a in range(0, 50, 8)
+    ]
+    for chunk in chunks:
+        _bootstrap.add_segment_sums(
+            chunked, view.weighted_outcomes(chunk), starts, chunk
+        )
+    assert_allclose(chunked, expected, rtol=1e-12)
+
+
+def test_chunks_are_the_gathered_draws(global_random_seed, monkeypatch):
+    """Check that the draws drawn chunk by chunk are the gathered ones.
+
+    Drawn afresh at each pass, with or without the other kind, in chunks of
+    whole count blocks; and multinomial in each resample.
+    """
+    monkeypatch.setattr(_bootstrap, "_CHUNK_VALUES", 1)
+    n, size = 103, 5
+    draws = Draws(np.random.default_rng(global_random_seed), n, size, block=16)
+    passes = [
+        [(c.start, c.counts.copy(), c.bits.copy()) for c in draws.chunks()],
+        [(c.start, c.counts.copy(), None) for c in draws.chunks(bits=False)],
+    ]
+    fresh = Draws(np.random.default_rng(global_random_seed), n, size, block=16)
+    counts, bits = fresh.counts, fresh.bits
+    assert_array_equal(counts.sum(axis=1), n)
+    for chunks in passes:
+        assert [start for start, _, _ in chunks] == list(range(0, n, 16))
+        assert_array_equal(np.hstack([c for _, c, _ in chunks]), counts)
+    assert_array_equal(np.hstack([b for _, _, b in passes[0]]), bits)
+    # Once gathered, the chunks are views of the gathered arrays.
+    counts[0, :] = 0.0
+    assert not any(c.counts[0].any() for c in fresh.chunks())
