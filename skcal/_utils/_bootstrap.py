@@ -15,6 +15,7 @@ them and the coverage measured by simulation.
 # SPDX-License-Identifier: BSD-3-Clause
 
 import contextlib
+import contextvars
 import itertools
 import math
 import threading
@@ -213,8 +214,8 @@ class RowCounts:
     rows are split into blocks of ``block``: the number of draws that fall
     in each block is drawn first, for all blocks (multinomial over the
     blocks, in proportion to their rows), then each block's draws are
-    counted on their own, in place (``np.add.at``, which unlike
-    ``bincount`` lets other threads run), when :meth:`fill` asks for its
+    counted on their own, in place (``np.add.at``, into the float64 counts
+    without an integer array to convert), when :meth:`fill` asks for its
     rows. Given the block totals, the counts within a block are
     multinomial with equal probabilities, so the joint distribution is
     exactly that of drawing all rows at once.
@@ -322,6 +323,9 @@ class Chunk:
         self.draws, self.start, self.stop = draws, start, stop
         self.counts, self.bits = counts, bits
         self.size = draws.size
+        # The outcomes drawn for each SortedView, by id: the statistics of a
+        # view share them (see SortedView.outcomes).
+        self.outcomes = {}
 
     def scratch(self, name, dtype=np.float64):
         """A ``(size, stop - start)`` array for a statistic's temporaries."""
@@ -692,9 +696,13 @@ class SortedView:
         bytes to read). Arithmetic with float64 arrays, and sums with
         ``dtype=np.float64``, use them without a float copy.
         """
-        rows = slice(chunk.start, chunk.stop)
-        outcomes = chunk.bits < self._thresholds[rows]
-        outcomes[:, chunk.ends_within(self._sure)] = True
+        outcomes = chunk.outcomes.get(id(self))
+        if outcomes is None:
+            rows = slice(chunk.start, chunk.stop)
+            outcomes = chunk.bits < self._thresholds[rows]
+            outcomes[:, chunk.ends_within(self._sure)] = True
+            # The view's other statistics read the same outcomes, unchanged.
+            chunk.outcomes[id(self)] = outcomes
         return outcomes
 
     def weighted_outcomes(self, chunk):
@@ -709,6 +717,47 @@ class SortedView:
             return outcomes
         weight = self.weight[chunk.start : chunk.stop]
         return np.multiply(outcomes, weight, out=chunk.scratch("weighted"))
+
+
+# The sorted views prepared so far, while measures share them (sharing_views).
+_SHARED_VIEWS = contextvars.ContextVar("skcal_shared_views", default=None)
+
+
+@contextlib.contextmanager
+def sharing_views():
+    """Within the block, :func:`sorted_view` of the same rows is one view.
+
+    The measures of an interval sort their rows once between them: the
+    binned error and the cutoff error of a view apply the draws to the
+    same sorted rows, which also share each chunk's drawn outcomes.
+    """
+    token = _SHARED_VIEWS.set([])
+    try:
+        yield
+    finally:
+        _SHARED_VIEWS.reset(token)
+
+
+def _same(a, b):
+    return a is b or (
+        a is not None and b is not None and a.shape == b.shape and np.array_equal(a, b)
+    )
+
+
+def sorted_view(y, p, sample_weight):
+    """The :class:`SortedView` of a view's rows, shared within
+    :func:`sharing_views` with the views of the same rows.
+
+    Comparing the rows costs a pass over them, a small part of a sort.
+    """
+    shared = _SHARED_VIEWS.get()
+    for rows, view in shared or ():
+        if all(_same(a, b) for a, b in zip(rows, (y, p, sample_weight), strict=True)):
+            return view
+    view = SortedView(y, p, sample_weight)
+    if shared is not None:
+        shared.append(((y, p, sample_weight), view))
+    return view
 
 
 def _bernoulli_thresholds(p, block=1 << 16):

@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from skcal._utils._bootstrap import Replicates, SortedView
+from skcal._utils._bootstrap import Replicates, sorted_view
 from skcal._utils._ties import (
     Ties,
     decode_keys,
@@ -283,7 +283,7 @@ class CutoffCore:
     @staticmethod
     def replicates(y, p, sample_weight):
         """The statistic of one view on :class:`~skcal._utils._bootstrap.Draws`."""
-        return _CutoffReplicates(SortedView(y, p, sample_weight))
+        return _CutoffReplicates(sorted_view(y, p, sample_weight))
 
 
 class _CutoffReplicates(Replicates):

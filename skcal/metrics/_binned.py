@@ -28,10 +28,10 @@ from skcal._utils._bootstrap import (
     N_BOOTSTRAP,
     Atoms,
     Replicates,
-    SortedView,
     add_segment_sums,
     percentile_band,
     segment_sums,
+    sorted_view,
 )
 from skcal._validation import (
     DATA_CONSTRAINTS,
@@ -167,7 +167,7 @@ class _BinnedCore:
         if strategy != "uniform" or self.options["debias"] or isinstance(n_bins, str):
             return None
         return _BinnedReplicates(
-            SortedView(y, p, sample_weight), n_bins, self.options["norm"]
+            sorted_view(y, p, sample_weight), n_bins, self.options["norm"]
         )
 
 
@@ -193,7 +193,6 @@ class _BinnedReplicates(Replicates):
         self.columns = np.column_stack([w, w * (view.p - view.y)])
         self.weight_sums = segment_sums(w, self.starts)
         self.prediction_sums = segment_sums(w * view.p, self.starts)
-        view.p = None  # the draws read the view's outcomes only
 
     def resampling(self, draws):
         """The accumulator of the errors of a batch's bootstrap resamples."""

@@ -32,6 +32,7 @@ from skcal._utils._bootstrap import (
     draw_replicates,
     score_interval,
     seed_of,
+    sharing_views,
 )
 from skcal._utils._progress import VERBOSE_CONSTRAINT, Progress
 from skcal._validation import (
@@ -258,11 +259,12 @@ def measure_intervals(
     joint = joint or {}
     n = problem[0].shape[0]
     statistics = []
-    for name, measure in measures.items():
-        replicates, relabel = _replicates(measure, problem, options.get(name, {}))
-        statistics.append(
-            (replicates.resampling, replicates.relabeling if relabel else None)
-        )
+    with sharing_views():  # measures of the same view sort it once
+        for name, measure in measures.items():
+            replicates, relabel = _replicates(measure, problem, options.get(name, {}))
+            statistics.append(
+                (replicates.resampling, replicates.relabeling if relabel else None)
+            )
     statistics += [(s.resampling, s.relabeling) for s in joint.values()]
     total = n_bootstrap * sum(1 if r is None else 2 for _, r in statistics)
     with Progress(

@@ -200,3 +200,28 @@ def test_chunks_are_the_gathered_draws(global_random_seed, monkeypatch):
     # Once gathered, the chunks are views of the gathered arrays.
     counts[0, :] = 0.0
     assert not any(c.counts[0].any() for c in fresh.chunks())
+
+
+def test_sorted_views_are_shared_within_sharing_views(global_random_seed):
+    """Check that the same rows get one sorted view while views are shared.
+
+    Equal arrays (not only the same objects) share a view; other rows,
+    weights or outcomes do not; outside the block every call sorts anew.
+    The view's outcomes of a chunk are drawn once for its statistics.
+    """
+    rng = np.random.RandomState(global_random_seed)
+    p = rng.uniform(size=300)
+    y = (rng.uniform(size=300) < p).astype(np.uint8)
+    w = rng.uniform(size=300)
+    with _bootstrap.sharing_views():
+        view = _bootstrap.sorted_view(y, p, None)
+        assert _bootstrap.sorted_view(y.copy(), p.copy(), None) is view
+        assert _bootstrap.sorted_view(y, p, w) is not view
+        assert _bootstrap.sorted_view(1 - y, p, None) is not view
+        assert _bootstrap.sorted_view(y, p[::-1].copy(), None) is not view
+    assert _bootstrap.sorted_view(y, p, None) is not view
+    assert_array_equal(view.p, np.sort(p))
+    draws = Draws(np.random.default_rng(global_random_seed), 300, 4)
+    (chunk,) = draws.chunks(counts=False)
+    assert view.outcomes(chunk) is view.outcomes(chunk)
+    assert_array_equal(view.outcomes(chunk), draws.uniforms < view.p)
