@@ -214,11 +214,11 @@ class RowCounts:
     rows are split into blocks of ``block``: the number of draws that fall
     in each block is drawn first, for all blocks (multinomial over the
     blocks, in proportion to their rows), then each block's draws are
-    counted on their own, in place (``np.add.at``, into the float64 counts
-    without an integer array to convert), when :meth:`fill` asks for its
-    rows. Given the block totals, the counts within a block are
-    multinomial with equal probabilities, so the joint distribution is
-    exactly that of drawing all rows at once.
+    counted on their own, when :meth:`fill` asks for its rows, while its
+    counts are in the cache (``np.add.at``, in place into the float64
+    counts, without an integer array to convert). Given the block totals,
+    the counts within a block are multinomial with equal probabilities, so
+    the joint distribution is exactly that of drawing all rows at once.
 
     Parameters
     ----------
@@ -251,6 +251,15 @@ class RowCounts:
         successive calls must ask for successive rows.
         """
         block, index = self.block, self.index
+        if len(self.lengths) == 1 and out.flags.c_contiguous:
+            # Fewer rows than a block: every resample draws all of them, and
+            # the rows of the whole batch are drawn and counted at once (the
+            # same draws as one resample after another).
+            rows = self.generator.integers(0, self.lengths[0], size=out.shape)
+            rows += np.arange(0, out.size, self.lengths[0])[:, None]
+            out[:] = 0.0
+            np.add.at(out.reshape(-1), rows.reshape(-1), 1.0)
+            return out
         first, last = start // block, -(-stop // block)
         lengths = self.lengths[first:last]
         # The blocks of the whole length draw their rows together, then cut
@@ -258,17 +267,19 @@ class RowCounts:
         n_whole = sum(length == block for length in lengths)
         block_totals = self.totals[:, first:last].tolist()
         for counts, totals in zip(out, block_totals, strict=True):
-            rows = _block_rows(self.generator, block, sum(totals[:n_whole]))
+            if n_whole:
+                rows = _block_rows(self.generator, block, sum(totals[:n_whole]))
             end = 0
             for k, (length, total) in enumerate(zip(lengths, totals, strict=True)):
                 segment = counts[k * block : k * block + length]
                 segment[:] = 0.0  # just before the adds, which find it in the cache
                 if k < n_whole:
                     index[:total] = rows[end : end + total]
+                    np.add.at(segment, index[:total], 1.0)
                     end += total
-                else:
-                    index[:total] = self.generator.integers(0, length, size=total)
-                np.add.at(segment, index[:total], 1.0)
+                else:  # intp already
+                    rows = self.generator.integers(0, length, size=total)
+                    np.add.at(segment, rows, 1.0)
         return out
 
 
@@ -296,13 +307,6 @@ def chunk_rows(n_samples, size, block=COUNT_BLOCK):
     """
     rows = max(1, _CHUNK_VALUES // (size * block)) * block
     return rows if 3 * rows <= n_samples else n_samples
-
-
-def _restart(generator):
-    """A new Generator in the state ``generator`` is in now."""
-    bit_generator = type(generator.bit_generator)()
-    bit_generator.state = generator.bit_generator.state
-    return np.random.Generator(bit_generator)
 
 
 class Chunk:
@@ -381,7 +385,12 @@ class Draws:
 
     def __init__(self, generator, n_samples, size, buffers=None, block=COUNT_BLOCK):
         self.n_samples, self.size, self.buffers = n_samples, size, buffers
-        self._sources = generator.spawn(2)
+        # The seeds of the two streams (those of ``generator.spawn(2)``),
+        # from which each pass starts a Generator afresh.
+        bit_generator = generator.bit_generator
+        self._sources = [
+            (type(bit_generator), seed) for seed in bit_generator.seed_seq.spawn(2)
+        ]
         self.block = block
         self.width = chunk_rows(n_samples, size, block)
 
@@ -421,7 +430,9 @@ class Draws:
 
     def _drawn(self, counts, bits):
         """The chunks drawn afresh, from the streams' first draws."""
-        count_source, bit_source = (_restart(g) for g in self._sources)
+        count_source, bit_source = (
+            np.random.Generator(kind(seed)) for kind, seed in self._sources
+        )
         rows = None
         if counts:
             rows = RowCounts(count_source, self.n_samples, self.size, self.block)
