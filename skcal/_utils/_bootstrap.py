@@ -394,15 +394,14 @@ class Draws:
         self.block = block
         self.width = chunk_rows(n_samples, size, block)
 
-    def scratch(self, name, dtype=np.float64, width=None):
-        """A C-contiguous ``(size, width)`` array for ``name`` (``width`` the
-        rows, by default all), from ``buffers`` if given.
+    def scratch(self, name, dtype, width):
+        """A C-contiguous ``(size, width)`` array for ``name``, from
+        ``buffers`` if given (``width`` at most the rows of a chunk).
 
         The draws of a chunk are written into such arrays, and so are the
         temporaries of a statistic (which must not keep them): the thread's
         next chunk reuses them.
         """
-        width = self.n_samples if width is None else width
         if self.buffers is None:
             return np.empty((self.size, width), dtype=dtype)
         return self.buffers.get(name, dtype)[: self.size * width].reshape(
