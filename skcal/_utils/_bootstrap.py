@@ -37,12 +37,13 @@ N_BOOTSTRAP = 1000
 # A power of two, so that a row of a block is 14 random bits.
 COUNT_BLOCK = 16384
 
-# Values of a chunk of a batch's draws (2 MiB of float64 counts): a batch's
-# statistics read each chunk in turn while it is in the shared cache, which
-# (at a million rows) halves the time of the passes that read the whole
-# batch from memory one statistic after another, and lets two threads
-# share the work instead of the memory's bandwidth.
-_CHUNK_VALUES = 1 << 18
+# Values of a chunk of a batch's draws (8 MiB of float64 counts), which the
+# batch's statistics read in turn: the draws need no array of the data's size
+# (at ten million rows a thread drew 80 MB of counts, 40 MB of bits and as
+# much again of temporaries per batch), at the same speed. Not smaller: in
+# 2 MiB chunks, two threads drawing the report's resamples of a million rows
+# took 15-25% longer (more, shorter numpy calls pass the GIL back and forth).
+_CHUNK_VALUES = 1 << 20
 
 # Random 64-bit words drawn at once (256 KiB): small enough that drawing them
 # takes no fresh pages from the system once the allocator has reused the first
