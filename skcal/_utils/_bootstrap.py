@@ -310,6 +310,12 @@ def chunk_rows(n_samples, size, block=COUNT_BLOCK):
     return rows if 3 * rows <= n_samples else n_samples
 
 
+def positions_within(positions, start, stop):
+    """The sorted ``positions`` in ``start:stop``, counted from ``start``."""
+    first, last = np.searchsorted(positions, [start, stop]).tolist()
+    return positions[first:last] - start
+
+
 class Chunk:
     """The draws of one chunk of rows of a :class:`Draws` batch.
 
@@ -338,8 +344,7 @@ class Chunk:
 
     def ends_within(self, ends):
         """The sorted positions ``ends`` inside the chunk, from its start."""
-        first, last = np.searchsorted(ends, [self.start, self.stop]).tolist()
-        return ends[first:last] - self.start
+        return positions_within(ends, self.start, self.stop)
 
 
 class Draws:

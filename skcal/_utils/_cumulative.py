@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from skcal._utils._bootstrap import Replicates, sorted_view
+from skcal._utils._bootstrap import Replicates, positions_within, sorted_view
 from skcal._utils._ties import (
     Ties,
     decode_keys,
@@ -103,15 +103,7 @@ def cumulative_range(fill, shape, ends, block=_RANGE_BLOCK):
     """
     n_rows, n_columns = shape
     running = RunningRange(n_rows, max(1, block // n_rows), ends is not None)
-    width = running.width
-    for start in range(0, n_columns, width):
-        stop = min(start + width, n_columns)
-        fill(start, stop, running.block(stop - start))
-        if ends is None:
-            running.fold(stop - start)
-        else:
-            inside = ends[np.searchsorted(ends, start) : np.searchsorted(ends, stop)]
-            running.fold(stop - start, inside - start)
+    running.add(fill, 0, n_columns, ends)
     return running.range()
 
 
@@ -143,9 +135,21 @@ class RunningRange:
         self.carry = np.zeros(n_rows)
         self.high, self.low = np.zeros(n_rows), np.zeros(n_rows)
 
-    def block(self, n_columns):
-        """Where the next block of ``n_columns`` values is to be written."""
-        return self.values[:, :n_columns]
+    def add(self, fill, start, stop, ends):
+        """Fold the values of columns ``start:stop``, a block at a time.
+
+        ``fill(a, b, out)`` writes the values of columns ``a:b`` into
+        ``out``; the sums are read at the sorted columns ``ends`` (all of
+        them when None).
+        """
+        for block_start in range(start, stop, self.width):
+            block_stop = min(block_start + self.width, stop)
+            n_columns = block_stop - block_start
+            fill(block_start, block_stop, self.values[:, :n_columns])
+            if ends is None:
+                self.fold(n_columns)
+            else:
+                self.fold(n_columns, positions_within(ends, block_start, block_stop))
 
     def fold(self, n_columns, inside=None):
         """Fold the block just written into the extremes.
@@ -327,22 +331,17 @@ class _CutoffRanges:
         drawn = chunk.counts if self.resampled else view.outcomes(chunk)
         if self.totals is not None:
             self.totals += drawn @ view.weight[chunk.start : chunk.stop]
-        ends, width = self.replicates.ends, self.running.width
-        for start in range(chunk.start, chunk.stop, width):
-            stop = min(start + width, chunk.stop)
-            out = self.running.block(stop - start)
+
+        def fill(start, stop, out):
             part = drawn[:, start - chunk.start : stop - chunk.start]
             if self.resampled:
                 np.multiply(part, residual[start:stop], out=out)
-            else:
-                np.subtract(part, view.p[start:stop], out=out)
-                if view.weight is not None:
-                    out *= view.weight[start:stop]
-            inside = None
-            if ends is not None:
-                first, last = np.searchsorted(ends, [start, stop]).tolist()
-                inside = ends[first:last] - start
-            self.running.fold(stop - start, inside)
+                return
+            np.subtract(part, view.p[start:stop], out=out)
+            if view.weight is not None:
+                out *= view.weight[start:stop]
+
+        self.running.add(fill, chunk.start, chunk.stop, self.replicates.ends)
 
     def result(self):
         totals = self.total if self.totals is None else self.totals
