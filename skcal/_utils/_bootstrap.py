@@ -398,7 +398,11 @@ class Draws:
             (type(bit_generator), seed) for seed in bit_generator.seed_seq.spawn(2)
         ]
         self.block = block
-        self.width = chunk_rows(n_samples, size, block)
+        # The chunks of a smaller last batch have the rows of the full
+        # batches' chunks, which the buffers hold.
+        self.width = (
+            chunk_rows(n_samples, size, block) if buffers is None else buffers.rows
+        )
 
     def scratch(self, name, dtype, width):
         """A C-contiguous ``(size, width)`` array for ``name``, from
@@ -491,10 +495,19 @@ class _ThreadBuffers:
     costs page faults. Each thread keeps its own, for the duration of one
     :func:`draw_replicates`; the statistics must not keep references to
     them.
+
+    Parameters
+    ----------
+    size : int
+        The most draws of a batch.
+    rows : int
+        The rows of a chunk (:func:`chunk_rows` of the full batches), which
+        every batch's chunks have.
     """
 
-    def __init__(self, n_values):
-        self.n_values, self.local = n_values, threading.local()
+    def __init__(self, size, rows):
+        self.rows, self.n_values = rows, size * rows
+        self.local = threading.local()
 
     def get(self, name, dtype=np.float64):
         arrays = self.local.__dict__.setdefault("arrays", {})
@@ -628,7 +641,7 @@ def draw_replicates(statistics, n_samples, n_bootstrap, seed, progress, n_jobs=N
     batch = batch_size(n_samples)
     sizes = [min(batch, n_bootstrap - start) for start in range(0, n_bootstrap, batch)]
     steps = sum(1 if relabel is None else 2 for _, relabel in statistics)
-    buffers = _ThreadBuffers(batch * chunk_rows(n_samples, batch))
+    buffers = _ThreadBuffers(batch, chunk_rows(n_samples, batch))
     tasks = (
         delayed(_batch_replicates)(
             statistics, Draws(np.random.default_rng(child), n_samples, size, buffers)

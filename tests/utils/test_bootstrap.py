@@ -225,3 +225,32 @@ def test_sorted_views_are_shared_within_sharing_views(global_random_seed):
     (chunk,) = draws.chunks(counts=False)
     assert view.outcomes(chunk) is view.outcomes(chunk)
     assert_array_equal(view.outcomes(chunk), draws.uniforms < view.p)
+
+
+def test_a_smaller_last_batch_keeps_the_chunks_of_the_full_ones(monkeypatch):
+    """Check that a last batch of fewer draws reads chunks of the same rows.
+
+    Batches of 4 draws of 50,000 rows in chunks of 16,384 rows; the last
+    batch has 2 draws, whose own chunks would be all 50,000 rows, more than
+    the threads' buffers hold. Its resamples are those of a batch drawn in
+    the full batches' chunks.
+    """
+    from skcal._utils._progress import Progress
+    from skcal.metrics._interval import _RowLossReplicates
+
+    monkeypatch.setattr(_bootstrap, "_CHUNK_VALUES", 4 * _bootstrap.COUNT_BLOCK)
+    monkeypatch.setattr(_bootstrap, "batch_size", lambda n_samples: 4)
+    n = 50_000
+    losses = np.random.RandomState(0).uniform(size=n)
+    statistic = _RowLossReplicates(losses, None)
+    seed = np.random.SeedSequence(0)
+    with Progress(1, "", False) as progress:
+        ((resampled, _),) = _bootstrap.draw_replicates(
+            [(statistic.resampling, None)], n, 6, seed, progress
+        )
+    assert [values.shape[0] for values in resampled] == [4, 2]
+    last = np.random.default_rng(np.random.SeedSequence(0).spawn(2)[1])
+    buffers = _bootstrap._ThreadBuffers(4, _bootstrap.COUNT_BLOCK)
+    draws = Draws(last, n, 2, buffers)
+    assert draws.width == _bootstrap.COUNT_BLOCK
+    assert_allclose(resampled[1], draws.counts @ losses / n, rtol=1e-12)
