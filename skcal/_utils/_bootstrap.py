@@ -32,7 +32,7 @@ from skcal._reduction import binary_views
 # less than a tenth of the statistic's spread from one seed to the next.
 N_BOOTSTRAP = 1000
 
-# Rows whose counts are drawn together (see :func:`multinomial_counts`):
+# Rows whose counts are drawn together (see :class:`RowCounts`):
 # 16384 float64 counts (128 KiB) stay in a core's cache while they are added.
 # A power of two, so that a row of a block is 14 random bits.
 COUNT_BLOCK = 16384
@@ -173,38 +173,6 @@ def _block_rows(generator, block, size):
     return np.bitwise_and(rows[:size], np.uint16(block - 1), out=rows[:size])
 
 
-def multinomial_counts(generator, n_samples, out, block=COUNT_BLOCK):
-    """How often each row is drawn among ``n_samples`` uniform draws, into ``out``.
-
-    The counts of one bootstrap resample (see :class:`RowCounts`, which
-    draws them).
-
-    Parameters
-    ----------
-    generator : numpy.random.Generator
-        The source of randomness.
-    n_samples : int
-        The number of rows, and of draws.
-    out : ndarray of shape (n_samples,)
-        Where the counts go.
-    block : int, default=COUNT_BLOCK
-        Rows per block.
-
-    Returns
-    -------
-    out : ndarray of shape (n_samples,)
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> counts = multinomial_counts(np.random.default_rng(0), 10, np.empty(10), 4)
-    >>> float(counts.sum()), bool((counts >= 0).all())
-    (10.0, True)
-    """
-    RowCounts(generator, n_samples, 1, block).fill(0, n_samples, out[None])
-    return out
-
-
 class RowCounts:
     """The row counts of bootstrap resamples, drawn a chunk of rows at a time.
 
@@ -231,6 +199,14 @@ class RowCounts:
         The number of resamples.
     block : int, default=COUNT_BLOCK
         Rows per block.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> counts = RowCounts(np.random.default_rng(0), 10, 3, 4).fill(
+    ...     0, 10, np.empty((3, 10)))
+    >>> counts.sum(axis=1).tolist(), bool((counts >= 0).all())
+    ([10.0, 10.0, 10.0], True)
     """
 
     def __init__(self, generator, n_samples, size, block=COUNT_BLOCK):
@@ -475,16 +451,6 @@ class Draws:
     @cached_property
     def uniforms(self):
         return np.multiply(self.bits, 1.0 / _UNIFORM_SCALE)
-
-    def totals(self, sample_weight):
-        """The total weight of each resample: the counts times the weights.
-
-        Unweighted (``sample_weight`` None), the counts add up to the
-        number of rows.
-        """
-        if sample_weight is None:
-            return np.full(self.size, float(self.n_samples))
-        return self.counts @ sample_weight
 
 
 class _ThreadBuffers:
