@@ -450,7 +450,36 @@ class Draws:
 
     @cached_property
     def uniforms(self):
-        return np.multiply(self.bits, 1.0 / _UNIFORM_SCALE)
+        return as_uniforms(self.bits)
+
+
+def as_uniforms(bits):
+    """Uniform 32-bit integers as uniforms on [0, 1): ``bits / 2**32``."""
+    return np.multiply(bits, 1.0 / _UNIFORM_SCALE)
+
+
+class ResampledTotals:
+    """The total weight of each bootstrap resample of a batch, chunk by chunk.
+
+    Unweighted, every resample's total is ``n_samples`` (its counts add up
+    to it); weighted, :meth:`add` sums each chunk's counts times the
+    weights of its rows (``weight`` in the order the chunks apply to).
+
+    Attributes
+    ----------
+    values : ndarray of shape (size,)
+        The totals of the chunks added so far.
+    """
+
+    def __init__(self, draws, weight):
+        self.weight = weight
+        self.values = np.full(
+            draws.size, 0.0 if weight is not None else float(draws.n_samples)
+        )
+
+    def add(self, chunk):
+        if self.weight is not None:
+            self.values += chunk.counts @ self.weight[chunk.start : chunk.stop]
 
 
 class _ThreadBuffers:
@@ -520,23 +549,46 @@ class Gathered:
     """An accumulator that gathers a batch's draws of one kind whole.
 
     For a statistic that needs every row of a draw at once: ``function``
-    is called with a :class:`Draws`-like batch whose ``counts`` (or
-    ``bits`` and ``uniforms``) are the gathered arrays.
+    is called with the :class:`WholeDraws` of the batch.
     """
 
     def __init__(self, function, draws, kind):
         self.function, self.kind = function, kind
-        self.batch = Draws.__new__(Draws)
-        self.batch.n_samples, self.batch.size = draws.n_samples, draws.size
         dtype = np.float64 if kind == "counts" else np.uint32
-        self.whole = np.empty((draws.size, draws.n_samples), dtype=dtype)
+        self.batch = WholeDraws(
+            draws.size, **{kind: np.empty((draws.size, draws.n_samples), dtype=dtype)}
+        )
 
     def add(self, chunk):
-        self.whole[:, chunk.start : chunk.stop] = getattr(chunk, self.kind)
+        getattr(self.batch, self.kind)[:, chunk.start : chunk.stop] = getattr(
+            chunk, self.kind
+        )
 
     def result(self):
-        self.batch.__dict__[self.kind] = self.whole
         return self.function(self.batch)
+
+
+class WholeDraws:
+    """A batch's draws of one kind, every row at once (see :class:`Draws`).
+
+    Attributes
+    ----------
+    size : int
+        Replicates in the batch.
+    counts : ndarray of shape (size, n_samples) or None
+        The resamples' counts of the rows.
+    bits : ndarray of shape (size, n_samples) or None
+        Uniform 32-bit integers.
+    uniforms : ndarray of shape (size, n_samples)
+        The bits as uniforms on [0, 1) (:func:`as_uniforms`).
+    """
+
+    def __init__(self, size, counts=None, bits=None):
+        self.size, self.counts, self.bits = size, counts, bits
+
+    @cached_property
+    def uniforms(self):
+        return as_uniforms(self.bits)
 
 
 def _batch_replicates(statistics, draws):
@@ -733,21 +785,17 @@ def sharing_views():
         _SHARED_VIEWS.reset(token)
 
 
-def _same(a, b):
-    return a is b or (
-        a is not None and b is not None and a.shape == b.shape and np.array_equal(a, b)
-    )
-
-
 def sorted_view(y, p, sample_weight):
     """The :class:`SortedView` of a view's rows, shared within
-    :func:`sharing_views` with the views of the same rows.
+    :func:`sharing_views` with the views of the same arrays.
 
-    Comparing the rows costs a pass over them, a small part of a sort.
+    The same arrays, not equal ones: the measures of an interval get their
+    views from one validation of the data (see
+    :func:`skcal.metrics._interval.measure_intervals`).
     """
     shared = _SHARED_VIEWS.get()
     for rows, view in shared or ():
-        if all(_same(a, b) for a, b in zip(rows, (y, p, sample_weight), strict=True)):
+        if all(a is b for a, b in zip(rows, (y, p, sample_weight), strict=True)):
             return view
     view = SortedView(y, p, sample_weight)
     if shared is not None:

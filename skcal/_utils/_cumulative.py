@@ -14,7 +14,12 @@ import math
 
 import numpy as np
 
-from skcal._utils._bootstrap import Replicates, positions_within, sorted_view
+from skcal._utils._bootstrap import (
+    Replicates,
+    ResampledTotals,
+    positions_within,
+    sorted_view,
+)
 from skcal._utils._ties import (
     Ties,
     decode_keys,
@@ -321,16 +326,15 @@ class _CutoffRanges:
         self.replicates, self.resampled = replicates, resampled
         width = min(draws.width, max(1, _RANGE_BLOCK // draws.size))
         self.running = RunningRange(draws.size, width, replicates.ends is not None)
-        weighted = replicates.view.weight is not None
-        self.totals = np.zeros(draws.size) if resampled and weighted else None
-        self.total = float(draws.n_samples) if resampled else replicates.view.total
+        view = replicates.view
+        self.totals = ResampledTotals(draws, view.weight) if resampled else None
 
     def add(self, chunk):
         """Fold the chunk's residuals, :data:`_RANGE_BLOCK` values at a time."""
         view, residual = self.replicates.view, self.replicates.residual
         drawn = chunk.counts if self.resampled else view.outcomes(chunk)
         if self.totals is not None:
-            self.totals += drawn @ view.weight[chunk.start : chunk.stop]
+            self.totals.add(chunk)
 
         def fill(start, stop, out):
             part = drawn[:, start - chunk.start : stop - chunk.start]
@@ -344,11 +348,12 @@ class _CutoffRanges:
         self.running.add(fill, chunk.start, chunk.stop, self.replicates.ends)
 
     def result(self):
-        totals = self.total if self.totals is None else self.totals
+        if self.totals is None:
+            return self.running.range() / self.replicates.view.total
+        totals = self.totals.values
         with np.errstate(invalid="ignore", divide="ignore"):
             values = self.running.range() / totals
-        if self.totals is not None:
-            values[~(self.totals > 0)] = np.nan  # only rows of zero weight drawn
+        values[~(totals > 0)] = np.nan  # only rows of zero weight drawn
         return values
 
 

@@ -28,6 +28,7 @@ from skcal._utils._bootstrap import (
     Gathered,
     NullLabels,
     Replicates,
+    ResampledTotals,
     calibration_error_interval,
     draw_replicates,
     score_interval,
@@ -76,10 +77,9 @@ class _ViewReplicates(Replicates):
     draw's rows are gathered whole.
     """
 
-    def __init__(self, core, data, reduction):
-        self.core = core
-        self.labels = NullLabels(data, reduction)
-        self.weight = data.sample_weight
+    def __init__(self, core, labels):
+        self.core, self.labels = core, labels
+        self.weight = labels.data.sample_weight
 
     def _value(self, views, weight):
         return float(np.mean([self.core(y, p, weight) for y, p in views]))
@@ -121,22 +121,18 @@ class _LossSums:
     of weighted losses and of weights."""
 
     def __init__(self, replicates, draws):
-        self.losses, self.weight = replicates.losses, replicates.weight
+        self.losses = replicates.losses
         self.sums = np.zeros(draws.size)
-        self.totals = np.full(draws.size, float(draws.n_samples))
-        if self.weight is not None:
-            self.totals[:] = 0.0
+        self.totals = ResampledTotals(draws, replicates.weight)
 
     def add(self, chunk):
-        rows = slice(chunk.start, chunk.stop)
-        self.sums += chunk.counts @ self.losses[rows]
-        if self.weight is not None:
-            self.totals += chunk.counts @ self.weight[rows]
+        self.sums += chunk.counts @ self.losses[chunk.start : chunk.stop]
+        self.totals.add(chunk)
 
     def result(self):
         # 0 / 0, NaN, when only rows of zero weight were drawn.
         with np.errstate(invalid="ignore"):
-            return self.sums / self.totals
+            return self.sums / self.totals.values
 
 
 class _EvaluatedReplicates(Replicates):
@@ -163,14 +159,61 @@ class _EvaluatedReplicates(Replicates):
         return values
 
 
-def _replicates(measure, problem, options):
+class _Validated:
+    """The inputs of one call's measures, each validated once, and their views.
+
+    The measures of an interval read the same arrays: the matrix, or the
+    positive column of a binary problem, with the same weights and labels.
+    Each distinct set of them is checked once (:meth:`data`), and the views
+    of each reduction of it are built once (:meth:`labels`): the measures of
+    a view then hold the same arrays, and :func:`~skcal._utils._bootstrap.
+    sorted_view` sorts them once between them.
+    """
+
+    def __init__(self, y_true):
+        self.y_true = y_true
+        # Keyed by the memory the arrays read, which the values keep alive.
+        self._data, self._labels = {}, {}
+
+    def data(self, y_prob, sample_weight, pos_label, labels):
+        """:func:`~skcal._validation.check_calibration_inputs` of the arguments."""
+        key = (_memory(y_prob), _memory(sample_weight), pos_label, _memory(labels))
+        if key not in self._data:
+            data = check_calibration_inputs(
+                self.y_true, y_prob, sample_weight, pos_label, labels
+            )
+            self._data[key] = (y_prob, sample_weight, labels, data)
+        return self._data[key][-1]
+
+    def labels(self, data, reduction):
+        """The :class:`~skcal._utils._bootstrap.NullLabels` of a view of ``data``."""
+        key = (id(data), reduction)
+        if key not in self._labels:
+            self._labels[key] = NullLabels(data, reduction)
+        return self._labels[key]
+
+
+def _memory(array):
+    """What identifies the values an array reads: its buffer and its layout."""
+    if not isinstance(array, np.ndarray):
+        return id(array)
+    return (
+        array.__array_interface__["data"][0],
+        array.shape,
+        array.strides,
+        array.dtype.str,
+    )
+
+
+def _replicates(measure, problem, options, validated):
     """The object that computes a measure's replicates, and whether it relabels.
 
     A calibration error of one view whose core has ``replicates(y, p, w)``
     (not None) evaluates the draws on arrays it prepared once (sorted,
     binned); other cores are called on each replicate's weights or labels.
+    ``validated`` is the call's :class:`_Validated`.
     """
-    y_true, y_prob, classes, sample_weight, pos_label = problem
+    _, y_prob, classes, sample_weight, pos_label = problem
     fast = measure.core is not None or (measure.row_losses is not None and not options)
     if not fast:
         return _EvaluatedReplicates(measure, problem, options), False
@@ -181,8 +224,7 @@ def _replicates(measure, problem, options):
         pos_label=pos_label,
         **options,
     )
-    data = check_calibration_inputs(
-        y_true,
+    data = validated.data(
         y_arg,
         arguments.get("sample_weight"),
         arguments.get("pos_label"),
@@ -192,14 +234,15 @@ def _replicates(measure, problem, options):
         return _RowLossReplicates(measure.row_losses(data), data.sample_weight), False
     reduction = resolve_reduction(data, options.get("reduction", "auto"))
     core = measure.core(**measure.core_options(options))
-    views = NullLabels(data, reduction).views
+    labels = validated.labels(data, reduction)
+    views = labels.views
     prepare = getattr(core, "replicates", None)
     if prepare is not None and len(views) == 1:
         ((y, p),) = views
         prepared = prepare(y, p, data.sample_weight)
         if prepared is not None:
             return prepared, True
-    return _ViewReplicates(core, data, reduction), True
+    return _ViewReplicates(core, labels), True
 
 
 def measure_intervals(
@@ -259,9 +302,12 @@ def measure_intervals(
     joint = joint or {}
     n = problem[0].shape[0]
     statistics = []
+    validated = _Validated(problem[0])
     with sharing_views():  # measures of the same view sort it once
         for name, measure in measures.items():
-            replicates, relabel = _replicates(measure, problem, options.get(name, {}))
+            replicates, relabel = _replicates(
+                measure, problem, options.get(name, {}), validated
+            )
             statistics.append(
                 (replicates.resampling, replicates.relabeling if relabel else None)
             )

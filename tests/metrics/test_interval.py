@@ -184,6 +184,64 @@ def test_threads_do_not_change_intervals(n_jobs):
     assert one.smooth_ece_interval == many.smooth_ece_interval
 
 
+def test_measures_of_one_call_validate_and_sort_once(monkeypatch):
+    """Check that the measures of an interval share their validated data.
+
+    The binned and cutoff errors and the Brier score read the positive
+    column, the log loss the matrix: two validations. The binned and cutoff
+    errors sort one view between them. Each interval is the one the measure
+    gets alone.
+    """
+    from skcal.metrics import _interval
+
+    rng = np.random.RandomState(0)
+    p = rng.uniform(size=400)
+    y = (rng.uniform(size=400) < p).astype(int)
+    problem = _interval.problem_of(check_calibration_inputs(y, p))
+    names = [
+        "expected_calibration_error",
+        "cutoff_calibration_error",
+        "brier_score_loss",
+        "log_loss",
+    ]
+    measures = {name: MEASURES_BY_NAME[name] for name in names}
+    values = {
+        name: measure.evaluate(
+            problem[0], problem[1], classes=problem[2], pos_label=problem[4]
+        )
+        for name, measure in measures.items()
+    }
+    checked, sorted_views = [], []
+
+    def counted_check(*args):
+        checked.append(args)
+        return check_calibration_inputs(*args)
+
+    class CountedView(_bootstrap.SortedView):
+        def __init__(self, *args):
+            sorted_views.append(args)
+            super().__init__(*args)
+
+    monkeypatch.setattr(_interval, "check_calibration_inputs", counted_check)
+    monkeypatch.setattr(_bootstrap, "SortedView", CountedView)
+
+    def intervals(names):
+        return _interval.measure_intervals(
+            {name: measures[name] for name in names},
+            problem,
+            values,
+            n_bootstrap=60,
+            confidence_level=0.9,
+            rng=np.random.RandomState(1),
+            verbose=False,
+        )
+
+    together = intervals(names)
+    assert (len(checked), len(sorted_views)) == (2, 1)
+    for name in names:
+        assert intervals([name]) == {name: together[name]}
+
+
 @pytest.mark.parametrize(
     "metric, params",
     [

@@ -203,9 +203,10 @@ def test_chunks_are_the_gathered_draws(global_random_seed, monkeypatch):
 def test_sorted_views_are_shared_within_sharing_views(global_random_seed):
     """Check that the same rows get one sorted view while views are shared.
 
-    Equal arrays (not only the same objects) share a view; other rows,
-    weights or outcomes do not; outside the block every call sorts anew.
-    The view's outcomes of a chunk are drawn once for its statistics.
+    The same arrays share a view; copies of them (the rows of another
+    validation), other weights or outcomes do not; outside the block every
+    call sorts anew. The view's outcomes of a chunk are drawn once for its
+    statistics.
     """
     rng = np.random.RandomState(global_random_seed)
     p = rng.uniform(size=300)
@@ -213,7 +214,8 @@ def test_sorted_views_are_shared_within_sharing_views(global_random_seed):
     w = rng.uniform(size=300)
     with _bootstrap.sharing_views():
         view = _bootstrap.sorted_view(y, p, None)
-        assert _bootstrap.sorted_view(y.copy(), p.copy(), None) is view
+        assert _bootstrap.sorted_view(y, p, None) is view
+        assert _bootstrap.sorted_view(y.copy(), p.copy(), None) is not view
         assert _bootstrap.sorted_view(y, p, w) is not view
         assert _bootstrap.sorted_view(1 - y, p, None) is not view
         assert _bootstrap.sorted_view(y, p[::-1].copy(), None) is not view
