@@ -47,12 +47,19 @@ def test_every_row_is_the_test_of_its_group(global_random_seed):
 
 
 def test_finds_the_hidden_intersection(global_random_seed):
-    """Check that the miscalibrated intersection ranks first and is flagged."""
+    """Check that the miscalibrated intersection ranks first and is flagged.
+
+    The two groups that contain it are flagged next, before any other.
+    Whether a calibrated group is flagged as well is chance, which Holm's
+    correction bounds over all of them (see
+    test_family_wise_error_on_calibrated_data): with seed 36, region=north
+    has p = 0.005, 0.04 once corrected, and is flagged at 0.05.
+    """
     rng = np.random.RandomState(global_random_seed)
     y_true, y_prob, groups = _hidden_intersection(rng, 6000)
     audit = calibration_audit(y_true, y_prob, groups=groups)
     assert audit.flagged[0] == "region=south & age=old"
-    assert "region=north" not in audit.flagged
+    assert set(audit.flagged[1:3]) == {"region=south", "age=old"}
     assert "region=south & age=old" in str(audit)
 
 
