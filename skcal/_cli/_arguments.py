@@ -161,7 +161,7 @@ def _add_demo(commands):
             "recalibrator; print calibration errors and proper scores with "
             "bootstrap intervals, then the recalibrator a grid search picks by a "
             "proper score and by ECE alone. Writes CSV files and the reliability "
-            "and calibration-sharpness diagrams to --out. No downloads; about ten "
+            "and calibration-sharpness diagrams to --out. No downloads; 10 to 20 "
             "seconds on 2 cores."
         ),
     )
