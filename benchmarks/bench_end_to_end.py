@@ -36,11 +36,13 @@ import numpy as np
 from bench_cli import run
 from scipy.special import expit
 
+from skcal._utils._bootstrap import N_BOOTSTRAP
+
 
 def _resamples(n_bootstrap):
     """The words and options of a number of resamples (None: the default)."""
     if n_bootstrap is None:
-        return "1000 resamples", []
+        return f"{N_BOOTSTRAP} resamples", []
     return f"{n_bootstrap} resamples", ["--n-bootstrap", str(n_bootstrap)]
 
 
@@ -82,7 +84,7 @@ def _cross_val(repeat, also):
     from skcal.model_selection import cross_val_calibration
 
     X, y = make_classification(20000, 20, random_state=0)
-    times = {n_bootstrap: [] for n_bootstrap in (0, 1000, also) if n_bootstrap >= 0}
+    times = {n_bootstrap: [] for n_bootstrap in (0, N_BOOTSTRAP, also)}
     for _ in range(repeat):
         for n_bootstrap, kept in times.items():
             start = time.perf_counter()
@@ -104,8 +106,17 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=float, default=1e6)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--also", type=int, default=200)
+    parser.add_argument(
+        "--also",
+        type=int,
+        default=200,
+        help="another number of resamples to time (0 for none; default: 200)",
+    )
     args = parser.parse_args()
+    if args.also < 0:
+        parser.error("--also must be 0 or more")
+    if args.also == N_BOOTSTRAP:
+        args.also = 0  # the default is timed anyway
     with tempfile.TemporaryDirectory() as name:
         folder = Path(name)
         _report(folder, int(args.n), args.repeat, args.also)
