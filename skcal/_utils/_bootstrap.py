@@ -881,11 +881,19 @@ def add_segment_sums(sums, values, starts, chunk):
     chunk : Chunk
         Whose rows ``values`` holds.
     """
+    first, local = segments_within(starts, chunk)
+    sums[:, first : first + local.shape[0]] += segment_sums(values, local)
+
+
+def segments_within(starts, chunk):
+    """The segments of rows (``starts`` as in :func:`segment_sums`) that
+    overlap a chunk: the index of the first, and where each starts in the
+    chunk (the first at 0)."""
     first = int(np.searchsorted(starts, chunk.start, side="right")) - 1
     last = int(np.searchsorted(starts, chunk.stop))
     local = starts[first:last] - chunk.start
     local[0] = 0
-    sums[:, first:last] += segment_sums(values, local)
+    return first, local
 
 
 class NullLabels:

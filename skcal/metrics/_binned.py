@@ -5,8 +5,7 @@ reliability table they are computed from."""
 
 from __future__ import annotations
 
-import bisect
-import math
+import itertools
 from numbers import Integral, Real
 from typing import Literal
 
@@ -31,6 +30,7 @@ from skcal._utils._bootstrap import (
     add_segment_sums,
     percentile_band,
     segment_sums,
+    segments_within,
     sorted_view,
 )
 from skcal._validation import (
@@ -186,8 +186,6 @@ class _BinnedReplicates(Replicates):
         self.view, self.norm, self.order = view, norm, view.order
         bins = make_binning(view.p, None, n_bins, "uniform").assign(view.p)
         self.starts = np.flatnonzero(np.diff(bins, prepend=-1))
-        stops = np.append(self.starts[1:], bins.shape[0]).tolist()
-        self.segments = list(zip(self.starts.tolist(), stops, strict=True))
         w = np.ones(view.p.shape[0]) if view.weight is None else view.weight
         # The columns (w, w (p - y)) of the rows, in sorted order.
         self.columns = np.column_stack([w, w * (view.p - view.y)])
@@ -211,15 +209,11 @@ class _ResampledBins:
         self.sums = np.zeros((size, replicates.starts.shape[0], 2))
 
     def add(self, chunk):
-        segments, columns = self.replicates.segments, self.replicates.columns
-        first = bisect.bisect_right(segments, (chunk.start, math.inf)) - 1
-        for k in range(first, len(segments)):
-            start, stop = segments[k]
-            if start >= chunk.stop:
-                break
-            start, stop = max(start, chunk.start), min(stop, chunk.stop)
-            counts = chunk.counts[:, start - chunk.start : stop - chunk.start]
-            self.sums[:, k] += counts @ columns[start:stop]
+        first, local = segments_within(self.replicates.starts, chunk)
+        bounds = [*local.tolist(), chunk.stop - chunk.start]
+        columns = self.replicates.columns[chunk.start : chunk.stop]
+        for k, (start, stop) in enumerate(itertools.pairwise(bounds), start=first):
+            self.sums[:, k] += chunk.counts[:, start:stop] @ columns[start:stop]
 
     def result(self):
         sums, norm = self.sums, self.replicates.norm
