@@ -481,6 +481,14 @@ class ResampledTotals:
         if self.weight is not None:
             self.values += chunk.counts @ self.weight[chunk.start : chunk.stop]
 
+    def per_weight(self, sums):
+        """``sums`` of the resamples divided by their totals; NaN for a
+        resample that drew only rows of zero weight."""
+        with np.errstate(invalid="ignore", divide="ignore"):
+            values = sums / self.values
+        values[~(self.values > 0)] = np.nan
+        return values
+
 
 class _ThreadBuffers:
     """Arrays reused, per thread, by the chunks of the batches it draws.

@@ -326,8 +326,8 @@ class _CutoffRanges:
         self.replicates, self.resampled = replicates, resampled
         width = min(draws.width, max(1, _RANGE_BLOCK // draws.size))
         self.running = RunningRange(draws.size, width, replicates.ends is not None)
-        view = replicates.view
-        self.totals = ResampledTotals(draws, view.weight) if resampled else None
+        weight = replicates.view.weight
+        self.totals = ResampledTotals(draws, weight) if resampled else None
 
     def add(self, chunk):
         """Fold the chunk's residuals, :data:`_RANGE_BLOCK` values at a time."""
@@ -350,11 +350,7 @@ class _CutoffRanges:
     def result(self):
         if self.totals is None:
             return self.running.range() / self.replicates.view.total
-        totals = self.totals.values
-        with np.errstate(invalid="ignore", divide="ignore"):
-            values = self.running.range() / totals
-        values[~(totals > 0)] = np.nan  # only rows of zero weight drawn
-        return values
+        return self.totals.per_weight(self.running.range())
 
 
 def null_statistics(ties, n_draws, rng):

@@ -130,9 +130,7 @@ class _LossSums:
         self.totals.add(chunk)
 
     def result(self):
-        # 0 / 0, NaN, when only rows of zero weight were drawn.
-        with np.errstate(invalid="ignore"):
-            return self.sums / self.totals.values
+        return self.totals.per_weight(self.sums)
 
 
 class _EvaluatedReplicates(Replicates):
