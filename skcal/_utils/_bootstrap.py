@@ -401,8 +401,7 @@ class Draws:
         :attr:`bits` are gathered, the chunks are views of them.
         """
         if "counts" in self.__dict__ or "bits" in self.__dict__:
-            for start in range(0, self.n_samples, self.width):
-                stop = min(start + self.width, self.n_samples)
+            for start, stop in self._spans():
                 yield Chunk(
                     self,
                     start,
@@ -421,8 +420,7 @@ class Draws:
         rows = None
         if counts:
             rows = RowCounts(count_source, self.n_samples, self.size, self.block)
-        for start in range(0, self.n_samples, self.width):
-            stop = min(start + self.width, self.n_samples)
+        for start, stop in self._spans():
             chunk = Chunk(self, start, stop, None, None)
             if counts:
                 chunk.counts = rows.fill(start, stop, chunk.scratch("counts"))
@@ -430,9 +428,10 @@ class Draws:
                 chunk.bits = random_bits(bit_source, chunk.scratch("bits", np.uint32))
             yield chunk
 
-    def whole(self):
-        """All rows as one :class:`Chunk`, of the gathered draws."""
-        return Chunk(self, 0, self.n_samples, self.counts, self.bits)
+    def _spans(self):
+        """``(start, stop)`` of the rows of each chunk, in order."""
+        for start in range(0, self.n_samples, self.width):
+            yield start, min(start + self.width, self.n_samples)
 
     def _gathered(self, kind, dtype):
         whole = np.empty((self.size, self.n_samples), dtype=dtype)
@@ -524,14 +523,6 @@ def batch_size(n_samples, max_values=4_000_000):
     return max(1, min(100, max_values // max(n_samples, 1)))
 
 
-def run_statistic(accumulator, draws, kind):
-    """Feed a batch's chunks of one kind (``"counts"`` or ``"bits"``) to an
-    accumulator; return its result."""
-    for chunk in draws.chunks(counts=kind == "counts", bits=kind == "bits"):
-        accumulator.add(chunk)
-    return accumulator.result()
-
-
 class Replicates:
     """A statistic evaluated on the draws of a batch, chunk by chunk.
 
@@ -540,17 +531,8 @@ class Replicates:
     ``add(chunk)``, called with each :class:`Chunk` of the batch in order,
     and ``result()``, the statistic of each draw of the batch.
     :func:`draw_replicates` feeds the accumulators of all the statistics
-    of the same rows each chunk in turn; :meth:`resampled` and
-    :meth:`relabeled` evaluate one statistic on a whole batch.
+    of the same rows each chunk in turn.
     """
-
-    def resampled(self, draws):
-        """The statistic on the bootstrap resamples of a batch."""
-        return run_statistic(self.resampling(draws), draws, "counts")
-
-    def relabeled(self, draws):
-        """The statistic on the batch's outcomes drawn from the predictions."""
-        return run_statistic(self.relabeling(draws), draws, "bits")
 
 
 class Gathered:

@@ -442,11 +442,12 @@ def test_prepared_replicates_equal_the_cores(
     order = prepared.order
     p_o, y_o = p[order], y[order]
     w_o = np.ones(500) if w is None else w[order]
-    resampled = prepared.resampled(draws)
+    ((resampled, relabeled),) = _bootstrap._batch_replicates(
+        [(prepared.resampling, prepared.relabeling)], draws
+    )
     assert np.isnan(resampled[0]) == weighted
     expected = [core(y_o, p_o, counts * w_o) for counts in draws.counts[weighted:]]
     assert_allclose(resampled[weighted:], expected, rtol=rtol, atol=atol)
-    relabeled = prepared.relabeled(draws)
     expected = [core((u < p_o).astype(np.uint8), p_o, w_o) for u in draws.uniforms]
     assert_allclose(relabeled, expected, rtol=rtol, atol=atol)
 

@@ -13,7 +13,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 from scipy.optimize import brentq, linprog
 
 from skcal._param_validation import InvalidParameterError
-from skcal._utils._bootstrap import Draws, seed_of
+from skcal._utils._bootstrap import Chunk, Draws, _batch_replicates, seed_of
 from skcal._utils._grid import CHANNELS, linear_binning
 from skcal.metrics import smooth_ece, smooth_reliability_curve
 from skcal.metrics._smooth_ece import (
@@ -1198,10 +1198,11 @@ def test_smooth_replicates_are_the_measure_of_their_rows(global_random_seed, pow
     y = (rng.uniform(size=n) < p**power).astype(np.uint8)
     replicates = smooth_ece_replicates(y, p, None, sigma="auto", eps=1e-3)
     draws = Draws(np.random.default_rng(global_random_seed), n, size)
-    resampled = replicates.resampled(draws)
-    relabeled = replicates.relabeled(draws)
+    ((resampled, relabeled),) = _batch_replicates(
+        [(replicates.resampling, replicates.relabeling)], draws
+    )
     view_p, view_y = p[replicates.order], y[replicates.order]
-    outcomes = replicates.view.outcomes(draws.whole())
+    outcomes = replicates.view.outcomes(Chunk(draws, 0, n, draws.counts, draws.bits))
     for i in range(size):
         weight = draws.counts[i].astype(np.float64)
         expected = smooth_ece(view_y, view_p, sample_weight=weight)

@@ -10,6 +10,7 @@ from scipy import stats
 from skcal._utils import _bootstrap
 from skcal._utils._bootstrap import (
     Atoms,
+    Chunk,
     Draws,
     RowCounts,
     SortedView,
@@ -17,6 +18,11 @@ from skcal._utils._bootstrap import (
     random_bits,
     segment_sums,
 )
+
+
+def _whole(draws):
+    """All rows of a batch as one chunk, of its gathered draws."""
+    return Chunk(draws, 0, draws.n_samples, draws.counts, draws.bits)
 
 
 def test_atoms_resample_is_a_bootstrap(global_random_seed):
@@ -102,7 +108,7 @@ def test_outcomes_are_uniforms_below_the_predictions():
     p = np.array([0.0, 2.0**-33, 2.0**-32, 0.3, 0.5, 1 - 2.0**-32, 1 - 2.0**-33, 1.0])
     view = SortedView(np.zeros(p.shape[0], dtype=np.uint8), p, None)
     draws = Draws(np.random.default_rng(0), p.shape[0], 4000)
-    outcomes = view.outcomes(draws.whole())
+    outcomes = view.outcomes(_whole(draws))
     assert_array_equal(outcomes, draws.uniforms < view.p)
     assert not outcomes[:, view.p == 0].any()
     assert outcomes[:, view.p >= 1 - 2.0**-33].all()
@@ -111,8 +117,8 @@ def test_outcomes_are_uniforms_below_the_predictions():
     # only: the threshold 2**32 - 1 alone would miss them.
     draws.bits[0] = 2**32 - 1
     del draws.uniforms
-    assert_array_equal(view.outcomes(draws.whole())[0], draws.uniforms[0] < view.p)
-    assert_array_equal(view.outcomes(draws.whole())[0], [0, 0, 0, 0, 0, 0, 1, 1])
+    assert_array_equal(view.outcomes(_whole(draws))[0], draws.uniforms[0] < view.p)
+    assert_array_equal(view.outcomes(_whole(draws))[0], [0, 0, 0, 0, 0, 0, 1, 1])
     # Thresholds computed in blocks of 3 rows are those of one block.
     blocked, sure = _bernoulli_thresholds(view.p, block=3)
     assert_array_equal(blocked, _bernoulli_thresholds(view.p)[0])
@@ -152,9 +158,9 @@ def test_outcomes_summed_by_segment_chunk_by_chunk(
     view = SortedView(np.zeros(50, dtype=np.uint8), p, w if weighted else None)
     monkeypatch.setattr(_bootstrap, "_CHUNK_VALUES", 1)
     draws = Draws(np.random.default_rng(global_random_seed), 50, 3, block=8)
-    outcomes = view.weighted_outcomes(draws.whole())
+    outcomes = view.weighted_outcomes(_whole(draws))
     weight = view.weight if weighted else 1.0
-    assert_array_equal(outcomes, view.outcomes(draws.whole()) * weight)
+    assert_array_equal(outcomes, view.outcomes(_whole(draws)) * weight)
     starts = np.array([0, 1, 2, 10, 11, 37])
     expected = [
         [row[a:b].sum() for a, b in zip(starts, [*starts[1:], 50], strict=True)]
